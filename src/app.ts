@@ -1,0 +1,145 @@
+// createApp(deps): mounts both surfaces, docs and health, and wraps them in the request pipeline
+// that every route shares (request ids, Date, 413 before routing, problem+json errors, 404/405,
+// one log line per request). Tests call app.handle(request); `serve` passes the client address.
+import { Elysia } from "elysia";
+import type { Clock } from "./clock";
+import { newId } from "./ids";
+import type { Logger } from "./log";
+import type { Store } from "./store/db";
+import type { SecretBox } from "./store/secret-box";
+import { ApiError, problemResponse } from "./http/errors";
+import { bodyLimitFor, checkDeclaredLength } from "./http/body";
+import { attachInfo, infoOf, type RequestInfo } from "./http/request-info";
+import type { RateLimiters } from "./http/rate-limit";
+import { docs, docsAssets } from "./system/docs";
+import { healthRoutes } from "./system/health";
+import { deviceRoutes } from "./device";
+import { connectorRoutes } from "./connector";
+
+export interface AppConfig {
+  version: string;
+  /** serve --public-url: the base address phones are told to use (contract §4). */
+  publicUrl?: string;
+}
+
+export interface AppDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  limiters: RateLimiters;
+  secretBox: SecretBox;
+  config: AppConfig;
+}
+
+export interface App {
+  handle(request: Request, clientAddress?: string): Promise<Response>;
+  /** The Elysia instance, for the OpenAPI document and route listing. */
+  elysia: Elysia<any, any, any, any, any, any, any>;
+}
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export function createApp(deps: AppDeps): App {
+  const elysia = new Elysia({ name: "cuadra" })
+    .onError(({ request, code, error }) => renderError(request, code, error, deps.logger, methodNotAllowed))
+    .use(docsAssets)
+    .use(docs)
+    .use(healthRoutes(deps.store))
+    .use(deviceRoutes(deps))
+    .use(connectorRoutes(deps));
+
+  // contract §2.5: a known path with the wrong method is 405, an unknown one 404.
+  const patterns = elysia.routes.map((r) => ({
+    method: r.method.toUpperCase(),
+    regex: new RegExp("^" + r.path.replace(/:[^/]+/g, "[^/]+") + "$"),
+  }));
+  function methodNotAllowed(pathname: string, method: string): string[] | null {
+    const allowed = patterns.filter((p) => p.regex.test(pathname)).map((p) => p.method);
+    return allowed.length > 0 && !allowed.includes(method) ? [...new Set(allowed)] : null;
+  }
+
+  return {
+    elysia,
+    async handle(request, clientAddress = "unknown") {
+      const headerId = request.headers.get("x-request-id");
+      const info = attachInfo(request, {
+        requestId: headerId && CLIENT_REQUEST_ID.test(headerId) ? headerId : newId("req"),
+        startedAt: performance.now(),
+        clientAddress,
+      });
+      const pathname = new URL(request.url).pathname;
+      let response: Response;
+      try {
+        checkDeclaredLength(request, bodyLimitFor(pathname)); // contract §2.6: before the body is read
+        response = await elysia.handle(request);
+      } catch (e) {
+        response = renderError(request, "UNKNOWN", e, deps.logger, methodNotAllowed);
+      }
+      response = finish(response, info, deps.clock);
+      deps.logger.request({
+        time: new Date(deps.clock.now()).toISOString(),
+        level: response.status >= 500 ? "error" : "info",
+        msg: "request",
+        method: request.method,
+        path: pathname,
+        status: response.status,
+        duration_ms: Math.round((performance.now() - info.startedAt) * 100) / 100,
+        request_id: info.requestId,
+        ...(info.tenantId ? { tenant_id: info.tenantId } : {}),
+        ...(info.environment ? { environment: info.environment } : {}),
+        ...(info.deviceId ? { device_id: info.deviceId } : {}),
+      });
+      return response;
+    },
+  };
+}
+
+/** Headers every answer carries (contract §2.4, §2.7). */
+function finish(response: Response, info: RequestInfo, clock: Clock): Response {
+  let headers: Headers;
+  try {
+    headers = response.headers;
+    headers.set("x-request-id", info.requestId);
+  } catch {
+    response = new Response(response.body, response); // immutable headers: copy once
+    headers = response.headers;
+    headers.set("x-request-id", info.requestId);
+  }
+  headers.set("date", new Date(clock.now()).toUTCString());
+  if (info.rateLimitHeaders) {
+    for (const [k, v] of Object.entries(info.rateLimitHeaders)) if (!headers.has(k)) headers.set(k, v);
+  }
+  return response;
+}
+
+function renderError(
+  request: Request,
+  code: string | number,
+  error: unknown,
+  logger: Logger,
+  methodNotAllowed: (pathname: string, method: string) => string[] | null,
+): Response {
+  const info = infoOf(request);
+  // Errors thrown in a parse hook arrive wrapped (stack notes).
+  const cause = error instanceof ApiError ? error : (error as { cause?: unknown })?.cause;
+  if (cause instanceof ApiError) return problemResponse(cause, info.requestId);
+  if (code === "NOT_FOUND") {
+    const pathname = new URL(request.url).pathname;
+    const allowed = methodNotAllowed(pathname, request.method);
+    if (allowed) {
+      return problemResponse(
+        new ApiError("method_not_allowed", `${request.method} is not allowed here; use ${allowed.join(", ")}`, {}, { allow: allowed.join(", ") }),
+        info.requestId,
+      );
+    }
+    return problemResponse(new ApiError("not_found", `No route for ${request.method} ${pathname}`), info.requestId);
+  }
+  if (code === "PARSE") return problemResponse(new ApiError("malformed_json", "The body could not be parsed"), info.requestId);
+  // Anything else is our bug: log what it was (never request data), answer a bare 500.
+  logger.event("error", "unhandled error", {
+    request_id: info.requestId,
+    error: error instanceof Error ? `${error.name}: ${error.message}` : String(code),
+    stack: error instanceof Error ? error.stack : undefined,
+  });
+  return problemResponse(new ApiError("internal_error"), info.requestId);
+}

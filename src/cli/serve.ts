@@ -1,0 +1,170 @@
+// `cuadra serve`: both surfaces over HTTPS (self-signed by default) or plain HTTP, with a graceful
+// stop on SIGTERM/SIGINT (contract §1).
+import { X509Certificate } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
+import { join, resolve } from "node:path";
+import { generate } from "selfsigned";
+import { count } from "drizzle-orm";
+import { createApp } from "../app";
+import { jsonLogger } from "../log";
+import { createRateLimiters } from "../http/rate-limit";
+import { createSecretBox, loadMasterKey } from "../store/secret-box";
+import { tenants } from "../store/schema";
+import { VERSION } from "../version";
+import { readInt, UsageError, type Command, type CommandContext } from "./framework";
+import { initHuman, initialise } from "./commands";
+
+const SHUTDOWN_GRACE_MS = 4000;
+
+interface TlsFiles {
+  cert: string;
+  key: string;
+  fingerprint: string;
+}
+
+/** The data dir's self-signed certificate, made on first start (10 years, localhost and this box's addresses). */
+export async function ensureSelfSignedCert(dataDir: string): Promise<TlsFiles> {
+  const dir = join(dataDir, "tls");
+  const certPath = join(dir, "cert.pem");
+  const keyPath = join(dir, "key.pem");
+  if (!existsSync(certPath) || !existsSync(keyPath)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const ips = ["127.0.0.1", "::1", ...lanAddresses()];
+    const pems = await generate([{ name: "commonName", value: "cuadra.local" }], {
+      keySize: 2048,
+      notAfterDate: new Date(Date.now() + 3650 * 24 * 3600 * 1000),
+      algorithm: "sha256",
+      extensions: [
+        { name: "basicConstraints", cA: false },
+        { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
+        { name: "extKeyUsage", serverAuth: true },
+        {
+          name: "subjectAltName",
+          altNames: [{ type: 2, value: "localhost" }, { type: 2, value: "cuadra.local" }, ...ips.map((ip) => ({ type: 7 as const, ip }))],
+        },
+      ],
+    });
+    writeFileSync(keyPath, pems.private, { mode: 0o600 });
+    writeFileSync(certPath, pems.cert, { mode: 0o644 });
+  }
+  return loadTls(certPath, keyPath);
+}
+
+function loadTls(certPath: string, keyPath: string): TlsFiles {
+  const cert = readFileSync(certPath, "utf8");
+  const key = readFileSync(keyPath, "utf8");
+  return { cert, key, fingerprint: new X509Certificate(cert).fingerprint256 };
+}
+
+function lanAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && !a.internal && a.family === "IPv4")
+    .map((a) => a!.address);
+}
+
+export const serveCommand: Command = {
+  path: ["serve"],
+  summary: "Run the server (device and connector surfaces, /docs, /healthz)",
+  options: {
+    host: { type: "string", value: "H", description: "Address to listen on (default 0.0.0.0)" },
+    port: { type: "string", value: "P", description: "Port (default 8443)" },
+    tls: { type: "string", value: "auto|off", description: "auto: HTTPS, self-signed certificate in the data dir (default); off: plain HTTP" },
+    "tls-cert": { type: "string", value: "F", description: "PEM certificate to use instead of the self-signed one" },
+    "tls-key": { type: "string", value: "F", description: "PEM private key for --tls-cert" },
+    "public-url": { type: "string", value: "URL", description: "Base address phones should use, e.g. https://caja.example.pe" },
+    "rate-limit-scale": { type: "string", value: "X", description: "Multiply every rate-limit bucket by X (0 turns limiting off)" },
+    name: { type: "string", value: "NAME", description: "Shop name used when an empty data dir is initialised (default \"My shop\")" },
+    "no-init": { type: "boolean", description: "Do not initialise an empty data dir (for services; run 'cuadra init' yourself)" },
+  },
+  async run(ctx, o) {
+    const host = (o.host as string | undefined) ?? "0.0.0.0";
+    const port = readInt(o, "port", 0, 65535) ?? 8443;
+    const tlsMode = (o.tls as string | undefined) ?? "auto";
+    if (tlsMode !== "auto" && tlsMode !== "off") throw new UsageError(`--tls must be auto or off, not '${tlsMode}'`);
+    const certFile = o["tls-cert"] as string | undefined;
+    const keyFile = o["tls-key"] as string | undefined;
+    if (Boolean(certFile) !== Boolean(keyFile)) throw new UsageError("--tls-cert and --tls-key go together");
+    if (certFile && tlsMode === "off") throw new UsageError("--tls off cannot be used with --tls-cert");
+    const scaleText = (o["rate-limit-scale"] as string | undefined) ?? "1";
+    const scale = Number(scaleText);
+    if (!Number.isFinite(scale) || scale < 0) throw new UsageError("--rate-limit-scale must be a number ≥ 0");
+    const publicUrl = o["public-url"] as string | undefined;
+    if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) {
+      throw new UsageError("--public-url must be an absolute http(s) URL, e.g. https://caja.example.pe");
+    }
+
+    const store = ctx.store();
+    const hasTenant = store.db.select({ n: count() }).from(tenants).get()!.n > 0;
+    if (!hasTenant && !o["no-init"] && !ctx.json) {
+      ctx.out(await initHuman(initialise(ctx, (o.name as string | undefined) ?? "My shop")));
+    }
+
+    const tls = certFile && keyFile ? loadTls(resolve(certFile), resolve(keyFile)) : tlsMode === "auto" ? await ensureSelfSignedCert(ctx.dataDir) : null;
+    const logger = jsonLogger();
+    const app = createApp({
+      store,
+      clock: ctx.clock,
+      logger,
+      limiters: createRateLimiters(ctx.clock, scale),
+      secretBox: await createSecretBox(loadMasterKey(ctx.dataDir)),
+      config: { version: VERSION, publicUrl: publicUrl?.replace(/\/+$/, "") },
+    });
+
+    let server: ReturnType<typeof Bun.serve>;
+    try {
+      server = Bun.serve({
+        hostname: host,
+        port,
+        // Our own per-route limits answer first (contract §2.6); this only stops absurd bodies.
+        maxRequestBodySize: 16 * 1024 * 1024,
+        ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
+        fetch: (req, srv) => app.handle(req, srv.requestIP(req)?.address ?? "unknown"),
+        error: () => new Response(null, { status: 500 }),
+      });
+    } catch (e) {
+      const msg = (e as Error).message;
+      if (/in use|EADDRINUSE/i.test(msg)) throw new Error(`port ${port} on ${host} is already in use: stop the other program or pick another with --port`);
+      throw e;
+    }
+
+    const scheme = tls ? "https" : "http";
+    const shownHosts = host === "0.0.0.0" || host === "::" ? ["localhost", ...lanAddresses()] : [host];
+    const urls = shownHosts.map((h) => `${scheme}://${h.includes(":") ? `[${h}]` : h}:${server.port}`);
+    ctx.out(
+      [
+        `Cuadra ${VERSION} is running.`,
+        `  URL:  ${urls.join("  ")}`,
+        `  Docs: ${urls[0]}/docs`,
+        ...(tls ? [`  TLS certificate SHA-256 fingerprint: ${tls.fingerprint}`] : []),
+        ...(tls && !certFile ? [`  (self-signed; phones and browsers will ask you to trust it: check this fingerprint)`] : []),
+        `  Data: ${resolve(ctx.dataDir)}`,
+        `Press Ctrl+C to stop.`,
+      ].join("\n"),
+    );
+    logger.event("info", "listening", { url: `${scheme}://${host}:${server.port}`, version: VERSION, ...(tls ? { tls_fingerprint: tls.fingerprint } : {}) });
+
+    await waitForStop(server, ctx, logger.event);
+    return undefined;
+  },
+};
+
+function waitForStop(server: ReturnType<typeof Bun.serve>, ctx: CommandContext, log: (l: "info", m: string) => void): Promise<void> {
+  return new Promise((done) => {
+    let stopping = false;
+    const stop = async () => {
+      if (stopping) return;
+      stopping = true;
+      log("info", "stopping");
+      const force = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
+      await server.stop(false); // let in-flight requests finish
+      clearTimeout(force);
+      ctx.store().close();
+      log("info", "stopped");
+      done();
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
+}

@@ -1,0 +1,44 @@
+// Activation codes (contract §4): 12 letters of an alphabet without vowels or look-alikes, shown as
+// three groups of four. Input is case-insensitive; spaces and hyphens anywhere are ignored.
+// Only the SHA-256 of the normalised code is stored.
+import { eq } from "drizzle-orm";
+import type { Clock } from "../clock";
+import { newId, randomChars, sha256Hex } from "../ids";
+import type { Db } from "../store/db";
+import { activationCodes, type Environment } from "../store/schema";
+import { getTenant } from "../tenants/service";
+
+export const CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
+export const CODE_LENGTH = 12;
+export const CODE_TTL_DEFAULT_S = 900;
+export const CODE_TTL_MAX_S = 259_200;
+
+const VALID = new RegExp(`^[${CODE_ALPHABET}]{${CODE_LENGTH}}$`);
+
+/** The 12 letters of a typed code, or null when it cannot be a code. */
+export function normalizeCode(input: string): string | null {
+  const letters = input.replace(/[\s-]/g, "").toUpperCase();
+  return VALID.test(letters) ? letters : null;
+}
+
+export const formatCode = (letters: string): string => `${letters.slice(0, 4)}-${letters.slice(4, 8)}-${letters.slice(8, 12)}`;
+
+export const hashCode = (letters: string): string => sha256Hex(letters);
+
+export function createActivationCode(db: Db, clock: Clock, tenantId: string, environment: Environment, ttlSeconds = CODE_TTL_DEFAULT_S) {
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > CODE_TTL_MAX_S) {
+    throw new RangeError(`--ttl must be a whole number of seconds from 1 to ${CODE_TTL_MAX_S}`);
+  }
+  getTenant(db, tenantId);
+  const letters = randomChars(CODE_ALPHABET, CODE_LENGTH);
+  const now = clock.now();
+  const expiresAt = now + ttlSeconds * 1000;
+  db.insert(activationCodes)
+    .values({ id: newId("acd"), codeHash: hashCode(letters), tenantId, environment, createdAt: now, expiresAt })
+    .run();
+  return { code: formatCode(letters), tenant_id: tenantId, environment, expires_at: expiresAt };
+}
+
+export function findCodeByLetters(db: Db, letters: string) {
+  return db.select().from(activationCodes).where(eq(activationCodes.codeHash, hashCode(letters))).get() ?? null;
+}

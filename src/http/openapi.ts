@@ -1,0 +1,90 @@
+// Route documentation. Each route passes `describe({...})` as its options, so its request and
+// response schemas, examples and every error it can answer live beside the handler.
+// We build the OpenAPI operation ourselves: validation is ours (validation.ts), and the plugin
+// would otherwise drop request bodies of routes with a custom parser.
+import type { TSchema } from "@sinclair/typebox";
+import { ERROR_CODES, type ErrorCode } from "./errors";
+import { problemExample } from "./schemas";
+
+type ErrorSpec = ErrorCode | [ErrorCode, Record<string, unknown>];
+
+export interface OperationDoc {
+  tag: "Device" | "Connector" | "System";
+  summary: string;
+  description?: string;
+  operationId?: string;
+  body?: TSchema;
+  bodyExample?: unknown;
+  success: {
+    status: number;
+    description: string;
+    schema: TSchema;
+    example?: unknown;
+    headers?: Record<string, { description: string; schema?: Record<string, unknown> }>;
+  };
+  /** Errors this route can answer, beyond the ones every route shares. */
+  errors?: ErrorSpec[];
+  security?: "device" | "connector";
+  /** Query and header parameters (path parameters are derived from the route). */
+  parameters?: Record<string, unknown>[];
+}
+
+const RETRY_AFTER = { "Retry-After": { description: "Whole seconds to wait", schema: { type: "integer" } } };
+
+function errorResponses(specs: ErrorSpec[]): Record<string, unknown> {
+  const byStatus = new Map<number, Record<string, { value: unknown; summary: string }>>();
+  for (const spec of specs) {
+    const [code, extra] = Array.isArray(spec) ? spec : [spec, {}];
+    const status = ERROR_CODES[code][0];
+    const examples = byStatus.get(status) ?? {};
+    examples[code] = { summary: code, value: problemExample(code, extra) };
+    byStatus.set(status, examples);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [status, examples] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(status)] = {
+      description: Object.keys(examples).map((c) => `\`${c}\``).join(", "),
+      ...(status === 429 ? { headers: RETRY_AFTER } : {}),
+      ...(status === 401 ? { headers: { "WWW-Authenticate": { description: "`HMAC-SHA256` (device) or `Bearer` (connector)", schema: { type: "string" } } } } : {}),
+      content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" }, examples } },
+    };
+  }
+  return out;
+}
+
+export function describe(doc: OperationDoc): { detail: Record<string, unknown> } {
+  const shared: ErrorSpec[] = doc.body ? ["malformed_json", "unsupported_media_type", ["payload_too_large", { max_bytes: 65536 }]] : [];
+  const errors = [...(doc.errors ?? []), ...shared, "internal_error" as const];
+  const detail: Record<string, unknown> = {
+    tags: [doc.tag],
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    ...(doc.operationId ? { operationId: doc.operationId } : {}),
+    ...(doc.parameters ? { parameters: doc.parameters } : {}),
+    ...(doc.body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: doc.body, ...(doc.bodyExample !== undefined ? { example: doc.bodyExample } : {}) },
+            },
+          },
+        }
+      : {}),
+    responses: {
+      [String(doc.success.status)]: {
+        description: doc.success.description,
+        ...(doc.success.headers ? { headers: doc.success.headers } : {}),
+        content: {
+          "application/json": {
+            schema: doc.success.schema,
+            ...(doc.success.example !== undefined ? { example: doc.success.example } : {}),
+          },
+        },
+      },
+      ...errorResponses(errors),
+    },
+    security: doc.security === "device" ? [{ DeviceSignature: [], DeviceId: [], DeviceTimestamp: [] }] : doc.security === "connector" ? [{ ConnectorKey: [] }, { ConnectorKeyBasic: [] }] : [],
+  };
+  return { detail };
+}

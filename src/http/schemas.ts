@@ -1,0 +1,51 @@
+// Schema pieces shared by both surfaces. Integers use TypeBox's own Integer: Elysia's `t.Integer`
+// would accept "5" as 5, and the contract wants real JSON integers.
+import { Type, type TSchema } from "@sinclair/typebox";
+import { ERROR_CODES, type ErrorCode } from "./errors";
+
+export { Type as T };
+
+export const Int = (opts: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(opts);
+export const EpochMs = (description = "Epoch milliseconds, UTC") =>
+  Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description, examples: [1795262400000] });
+/** contract §2.3 */
+export const Amount = () =>
+  Type.Integer({ minimum: 1, maximum: 100_000_000, description: "Integer amount in cents (1 to 100 000 000)", examples: [2500] });
+export const Currency = () => Type.String({ description: "Always `PEN`; anything else is `400 unsupported_currency`", examples: ["PEN"] });
+export const Environment = () => Type.Union([Type.Literal("live"), Type.Literal("test")], { description: "`live` or `test`" });
+export const Nullable = <S extends TSchema>(s: S) => Type.Union([s, Type.Null()]);
+
+export const LicenseSchema = Type.Object(
+  {
+    status: Type.Union([Type.Literal("active"), Type.Literal("suspended")]),
+    reason: Nullable(Type.Union([Type.Literal("suspended"), Type.Literal("expired")])),
+    plan: Type.String(),
+    max_devices: Type.Integer(),
+    devices_in_use: Type.Integer(),
+    expires_at: Nullable(Type.Integer()),
+  },
+  {
+    $id: "#/components/schemas/License",
+    description: "A license past `expires_at` reads as `status: suspended`, `reason: expired`.",
+    examples: [{ status: "active", reason: null, plan: "standard", max_devices: 5, devices_in_use: 1, expires_at: null }],
+  },
+);
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ examples: ["urn:cuadra:error:invalid_request"] }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.Optional(Type.String()),
+    code: Type.String({ description: "Machine code; clients branch on it", enum: Object.keys(ERROR_CODES) }),
+    request_id: Type.String({ examples: ["req_4cT1bX0d2mQ8rZ7yK3wP"] }),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  },
+  { additionalProperties: true, description: "RFC 9457 problem details; some codes add members (see each response)." },
+);
+
+/** Example problem bodies for the docs, one per code. */
+export function problemExample(code: ErrorCode, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const [status, title] = ERROR_CODES[code];
+  return { type: `urn:cuadra:error:${code}`, title, status, detail: title, code, request_id: "req_4cT1bX0d2mQ8rZ7yK3wP", ...extra };
+}

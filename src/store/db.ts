@@ -1,0 +1,94 @@
+// The one way to open the database: PRAGMAs, embedded migrations, drizzle on bun:sqlite.
+// Nothing else in the code runs PRAGMAs or migration SQL.
+import { Database } from "bun:sqlite";
+import { chmodSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import * as schema from "./schema";
+import { embeddedMigrations, type MigrationMeta } from "./migrations";
+
+export type Db = BunSQLiteDatabase<typeof schema>;
+
+export interface Store {
+  /** drizzle, for queries. */
+  db: Db;
+  /** The raw connection, for prepared statements on hot paths and for backups. */
+  sqlite: Database;
+  path: string;
+  /** Changes when another connection (e.g. the CLI) commits: used to drop caches. */
+  dataVersion(): number;
+  close(): void;
+}
+
+export const DB_FILE = "cuadra.db";
+const MIGRATIONS_TABLE = "__drizzle_migrations";
+
+export function ensureDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+}
+
+export interface OpenOptions {
+  /** Apply only the first N migrations (tests of upgrades from an older schema). */
+  migrateUpTo?: number;
+}
+
+export function openStore(dataDir: string, opts: OpenOptions = {}): Store {
+  ensureDataDir(dataDir);
+  const path = join(dataDir, DB_FILE);
+  const sqlite = new Database(path, { create: true, strict: true });
+  try {
+    chmodSync(path, 0o600);
+  } catch {
+    // a read-only file system or foreign owner: opening still works, permissions are the admin's call
+  }
+  // Order matters (stack notes): busy_timeout first, or a concurrent CLI write fails at once.
+  sqlite.run("PRAGMA busy_timeout = 5000");
+  sqlite.run("PRAGMA journal_mode = WAL");
+  // FULL: an acknowledged write survives power loss (contract §6, §13).
+  sqlite.run("PRAGMA synchronous = FULL");
+  migrate(sqlite, embeddedMigrations().slice(0, opts.migrateUpTo));
+  sqlite.run("PRAGMA foreign_keys = ON");
+  const versionStmt = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
+  return {
+    db: drizzle(sqlite, { schema }),
+    sqlite,
+    path,
+    dataVersion: () => versionStmt.get()!.data_version,
+    close: () => sqlite.close(),
+  };
+}
+
+/**
+ * Applies embedded migrations, compatible with drizzle's own bookkeeping table. Unlike drizzle's
+ * migrator it reads the applied list inside BEGIN IMMEDIATE, so a server and a CLI command that
+ * start at once on a new data dir do not both try to create the tables.
+ */
+function migrate(sqlite: Database, migrations: MigrationMeta[]): void {
+  // foreign_keys is a no-op inside a transaction; switch it off outside (drizzle issue 5782).
+  sqlite.run("PRAGMA foreign_keys = OFF");
+  sqlite.run(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`);
+  sqlite.run("BEGIN IMMEDIATE");
+  try {
+    const last = sqlite
+      .query<{ created_at: number }, []>(`SELECT created_at FROM ${MIGRATIONS_TABLE} ORDER BY created_at DESC LIMIT 1`)
+      .get();
+    const lastApplied = last ? Number(last.created_at) : -1;
+    const known = embeddedMigrations();
+    if (known.length > 0 && lastApplied > known[known.length - 1]!.folderMillis) {
+      throw new Error(
+        "this data dir was written by a newer version of Cuadra; install that version (or newer) to use it",
+      );
+    }
+    for (const m of migrations) {
+      if (m.folderMillis <= lastApplied) continue;
+      for (const stmt of m.sql) if (stmt.trim()) sqlite.run(stmt);
+      sqlite.run(`INSERT INTO ${MIGRATIONS_TABLE} (hash, created_at) VALUES (?, ?)`, [m.hash, m.folderMillis]);
+    }
+    const broken = sqlite.query("PRAGMA foreign_key_check").all();
+    if (broken.length > 0) throw new Error(`migration left ${broken.length} rows with broken foreign keys`);
+    sqlite.run("COMMIT");
+  } catch (e) {
+    sqlite.run("ROLLBACK");
+    throw e;
+  }
+}

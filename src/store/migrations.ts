@@ -1,0 +1,38 @@
+// Migrations are embedded in the binary: a compiled executable has no migrations/ folder on disk
+// (stack notes). A new file from `bun run db:generate` must be added to EMBEDDED below;
+// test/store.test.ts fails when this list and the journal disagree.
+import journal from "../../migrations/meta/_journal.json";
+import m0000 from "../../migrations/0000_appliance.sql" with { type: "text" };
+import m0001 from "../../migrations/0001_device_surface.sql" with { type: "text" };
+import m0002 from "../../migrations/0002_connector_surface.sql" with { type: "text" };
+
+export const EMBEDDED: Record<string, string> = {
+  "0000_appliance": m0000,
+  "0001_device_surface": m0001,
+  "0002_connector_surface": m0002,
+};
+
+export interface MigrationMeta {
+  tag: string;
+  sql: string[];
+  bps: boolean;
+  folderMillis: number;
+  hash: string;
+}
+
+/** The same records drizzle's readMigrationFiles() builds from disk, built from embedded text. */
+export function embeddedMigrations(): MigrationMeta[] {
+  return journal.entries.map((entry) => {
+    const query = EMBEDDED[entry.tag];
+    if (query === undefined) throw new Error(`migration ${entry.tag} is in the journal but not embedded`);
+    return {
+      tag: entry.tag,
+      sql: query.split("--> statement-breakpoint"),
+      bps: entry.breakpoints,
+      folderMillis: entry.when,
+      hash: new Bun.CryptoHasher("sha256").update(query).digest("hex"),
+    };
+  });
+}
+
+export const journalTags = (): string[] => journal.entries.map((e) => e.tag);

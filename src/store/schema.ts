@@ -1,0 +1,204 @@
+// The database schema. drizzle-kit turns changes here into SQL files under migrations/
+// (`bun run db:generate`); src/store/migrations.ts embeds them into the binary.
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export type Environment = "live" | "test";
+
+/** A merchant. The license lives on the tenant row (contract §3: one license per tenant). */
+export const tenants = sqliteTable("tenants", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  createdAt: integer("created_at").notNull(),
+  licenseStatus: text("license_status").$type<"active" | "suspended">().notNull().default("active"),
+  licensePlan: text("license_plan").notNull().default("standard"),
+  licenseMaxDevices: integer("license_max_devices").notNull().default(5),
+  licenseExpiresAt: integer("license_expires_at"),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** Connector keys. Only the SHA-256 of the key is stored (contract §3). */
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    environment: text("environment").$type<Environment>().notNull(),
+    keyHash: text("key_hash").notNull(),
+    prefix: text("prefix").notNull(),
+    last4: text("last4").notNull(),
+    createdAt: integer("created_at").notNull(),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash_uq").on(t.keyHash), index("api_keys_tenant_idx").on(t.tenantId)],
+);
+
+/** News shown to the tenant's phones in heartbeat answers. `seq` orders them; `id` is public. */
+export const news = sqliteTable(
+  "news",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    level: text("level").$type<"info" | "warning" | "critical">().notNull(),
+    title: text("title").notNull(),
+    body: text("body").notNull(),
+    publishedAt: integer("published_at").notNull(),
+  },
+  (t) => [uniqueIndex("news_id_uq").on(t.id), index("news_tenant_idx").on(t.tenantId, t.seq)],
+);
+
+/** One-time activation codes. Only the SHA-256 of the normalised code is stored (contract §4). */
+export const activationCodes = sqliteTable(
+  "activation_codes",
+  {
+    id: text("id").primaryKey(),
+    codeHash: text("code_hash").notNull(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    environment: text("environment").$type<Environment>().notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    usedAt: integer("used_at"),
+    deviceId: text("device_id"),
+  },
+  (t) => [uniqueIndex("activation_codes_hash_uq").on(t.codeHash)],
+);
+
+/** Linked phones. The secret is AES-256-GCM encrypted under the data dir's master key. */
+export const devices = sqliteTable(
+  "devices",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    environment: text("environment").$type<Environment>().notNull(),
+    label: text("label").notNull(),
+    platform: text("platform").$type<"android" | "ios">().notNull(),
+    appVersion: text("app_version").notNull(),
+    osVersion: text("os_version").notNull(),
+    secretEnc: text("secret_enc").notNull(),
+    status: text("status").$type<"active" | "revoked">().notNull().default("active"),
+    createdAt: integer("created_at").notNull(),
+    revokedAt: integer("revoked_at"),
+    /** Newest signed X-Timestamp of a heartbeat: liveness (contract §5). */
+    lastHeartbeatAt: integer("last_heartbeat_at"),
+    /** Server time of the newest authenticated request of any kind. */
+    lastSeenAt: integer("last_seen_at"),
+    /** Latest heartbeat body, JSON. */
+    health: text("health"),
+  },
+  (t) => [index("devices_tenant_idx").on(t.tenantId, t.environment)],
+);
+
+/**
+ * Payment events, from phones (device_id set) or from the test-payment helper (device_id null).
+ * `seq` is the commit order and the reconciliation view's cursor.
+ */
+export const events = sqliteTable(
+  "events",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    eventId: text("event_id").notNull(),
+    deviceId: text("device_id"),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    environment: text("environment").$type<Environment>().notNull(),
+    kind: text("kind").notNull(),
+    source: text("source").notNull(),
+    amount: integer("amount").notNull(),
+    currency: text("currency").notNull(),
+    payerName: text("payer_name"),
+    securityCode: text("security_code"),
+    reference: text("reference"),
+    occurredAt: integer("occurred_at").notNull(),
+    receivedAt: integer("received_at").notNull(),
+    raw: text("raw"),
+    /** SHA-256 of the canonical body: tells a replay from a reused idempotency key. */
+    bodyHash: text("body_hash").notNull(),
+    /** The first answer, returned again on every replay (contract §6). */
+    responseStatus: integer("response_status").notNull(),
+    responseBody: text("response_body").notNull(),
+    matchStatus: text("match_status").$type<"matched" | "unmatched" | "ambiguous" | "duplicate">().notNull(),
+    orderId: text("order_id"),
+    duplicateOf: text("duplicate_of"),
+  },
+  (t) => [
+    // Permanent per-device deduplication (contract §6): the database decides, not a cache.
+    uniqueIndex("events_device_event_uq").on(t.deviceId, t.eventId),
+    index("events_tenant_event_idx").on(t.tenantId, t.environment, t.eventId),
+    index("events_dup_reference_idx").on(t.tenantId, t.environment, t.source, t.reference),
+    index("events_dup_amount_idx").on(t.tenantId, t.environment, t.source, t.amount, t.occurredAt),
+    index("events_status_idx").on(t.tenantId, t.environment, t.matchStatus, t.seq),
+    index("events_waiting_amount_idx").on(t.tenantId, t.environment, t.matchStatus, t.amount),
+  ],
+);
+
+/** The shop's orders, keyed by the shop's own id within a tenant and environment. */
+export const orders = sqliteTable(
+  "orders",
+  {
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    environment: text("environment").$type<Environment>().notNull(),
+    id: text("id").notNull(),
+    amount: integer("amount").notNull(),
+    expectedAmount: integer("expected_amount").notNull(),
+    currency: text("currency").notNull(),
+    /** Stored status; a pending order past expires_at reads as expired (contract §10). */
+    status: text("status").$type<"pending" | "matched" | "cancelled">().notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    customerName: text("customer_name"),
+    securityCode: text("security_code"),
+    uniqueAmount: integer("unique_amount", { mode: "boolean" }).notNull().default(false),
+    metadata: text("metadata"),
+    matchId: text("match_id"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.environment, t.id] }),
+    index("orders_candidates_idx").on(t.tenantId, t.environment, t.status, t.expectedAmount),
+    index("orders_expiry_idx").on(t.status, t.expiresAt),
+  ],
+);
+
+/** Matches; `seq` is commit order and the feed's cursor (contract §11). */
+export const matches = sqliteTable(
+  "matches",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    environment: text("environment").$type<Environment>().notNull(),
+    orderId: text("order_id").notNull(),
+    eventSeq: integer("event_seq").notNull(),
+    eventId: text("event_id").notNull(),
+    deviceId: text("device_id"),
+    amount: integer("amount").notNull(),
+    currency: text("currency").notNull(),
+    source: text("source").notNull(),
+    payerName: text("payer_name"),
+    securityCode: text("security_code"),
+    reference: text("reference"),
+    occurredAt: integer("occurred_at").notNull(),
+    matchedAt: integer("matched_at").notNull(),
+    method: text("method").$type<"auto" | "manual">().notNull(),
+  },
+  (t) => [
+    uniqueIndex("matches_id_uq").on(t.id),
+    // An order takes at most one event and an event at most one order (contract §10).
+    uniqueIndex("matches_order_uq").on(t.tenantId, t.environment, t.orderId),
+    uniqueIndex("matches_event_uq").on(t.eventSeq),
+    index("matches_feed_idx").on(t.tenantId, t.environment, t.seq),
+  ],
+);
+
+/** The last acknowledged feed position per tenant and environment. */
+export const feedAcks = sqliteTable(
+  "feed_acks",
+  {
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    environment: text("environment").$type<Environment>().notNull(),
+    throughSeq: integer("through_seq").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.environment] })],
+);
+

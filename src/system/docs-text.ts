@@ -1,0 +1,52 @@
+// Prose of the OpenAPI document. The signing example is computed from fixed inputs when the
+// module loads, so it can never drift from the real algorithm; test/signing.test.ts recomputes it.
+import { hmacSha256Hex, sha256Hex } from "../ids";
+
+export const SIGNING_EXAMPLE = {
+  secret: "q9v3XJ2mB7tKpL0wZcR4yH8sNdF6gA1eUoI5jTbVxQk",
+  timestamp: "1795262400000",
+  method: "POST",
+  path: "/device/v1/events",
+  body: '{"event_id":"0b7f6a5e-2c1d-4e8f-9a3b-5c6d7e8f9a0b","kind":"payment.received","occurred_at":1795262395000,"source":"yape","amount":2500,"currency":"PEN","payer_name":"Yanina Man*","security_code":"482"}',
+};
+
+export const signingExample = () => {
+  const bodyHash = sha256Hex(SIGNING_EXAMPLE.body);
+  const stringToSign = [SIGNING_EXAMPLE.timestamp, SIGNING_EXAMPLE.method, SIGNING_EXAMPLE.path, bodyHash].join("\n");
+  return { ...SIGNING_EXAMPLE, bodyHash, stringToSign, signature: hmacSha256Hex(SIGNING_EXAMPLE.secret, stringToSign) };
+};
+
+const ex = signingExample();
+
+export const DEVICE_SIGNATURE_DESCRIPTION = `Every device request except activation and \`GET /device/v1/time\` carries four headers:
+\`X-Device-Id\`, \`X-Timestamp\` (epoch ms), \`X-Signature-Alg: HMAC-SHA256\` and \`X-Signature\`.
+
+    string_to_sign = X-Timestamp + "\\n" + METHOD + "\\n" + PATH + "\\n" + hex(sha256(BODY))
+    X-Signature    = hex(hmac_sha256(key = UTF-8 bytes of the secret, string_to_sign))
+
+- \`X-Timestamp\` is the decimal text exactly as sent; \`METHOD\` upper case; \`PATH\` the request target as sent, query included.
+- \`BODY\` is the raw body bytes (an empty body hashes the empty string). Hex is lower case.
+- Allowed clock skew: ±300 000 ms. A wrong clock gets \`401 timestamp_out_of_window\` with \`server_time\`.
+
+**Worked example** (reproduce it to check your client):
+
+- secret: \`${ex.secret}\`
+- X-Timestamp: \`${ex.timestamp}\`
+- method and path: \`${ex.method} ${ex.path}\`
+- body: \`${ex.body}\`
+- sha256(body): \`${ex.bodyHash}\`
+- X-Signature: \`${ex.signature}\`
+
+Shell: \`printf '%s\\n%s\\n%s\\n%s' "$TS" POST /device/v1/events "$(printf '%s' "$BODY" | sha256sum | cut -d' ' -f1)" | openssl dgst -sha256 -hmac "$SECRET" -hex\``;
+
+export const API_DESCRIPTION = `Cuadra confirms wallet payments (Yape, Plin, bank apps) for a shop.
+
+Two surfaces:
+- **Device** (\`/device/v1\`): the Cuadra phone app activates with a one-time code, then sends signed payment events and heartbeats.
+- **Connector** (\`/connector/v1\`): the shop's software syncs its pending orders and collects matches, with its secret key.
+
+Conventions: JSON in UTF-8 (\`Content-Type: application/json\`); times are epoch milliseconds UTC; amounts are integer cents;
+currency is \`PEN\`; unknown fields are ignored. Errors are RFC 9457 problem details (\`application/problem+json\`) with a
+machine \`code\`. Every response carries \`X-Request-Id\` (send your own, up to 64 of \`[A-Za-z0-9._-]\`, and it is echoed).
+Body limits: activation 4 KiB, other device bodies 64 KiB, connector bodies 1 MiB (\`413 payload_too_large\`).
+Rate limits are token buckets: \`429 rate_limited\` with \`Retry-After\`, \`RateLimit-Policy\` and \`RateLimit\`.`;

@@ -1,0 +1,68 @@
+// GET /docs (Swagger UI) and GET /docs/json (OpenAPI). The UI's script and stylesheet are embedded
+// in the binary and served from here, so the page loads nothing from another host (contract §1).
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
+import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
+import { ProblemSchema, LicenseSchema } from "../http/schemas";
+import { VERSION } from "../version";
+import { API_DESCRIPTION, DEVICE_SIGNATURE_DESCRIPTION } from "./docs-text";
+
+const ASSETS = {
+  "swagger-ui-bundle.js": { file: swaggerBundle, type: "text/javascript; charset=utf-8" },
+  "swagger-ui.css": { file: swaggerCss, type: "text/css; charset=utf-8" },
+} as const;
+
+export const docsAssets = new Elysia({ name: "docs-assets" }).get(
+  "/docs/assets/:name",
+  ({ params }) => {
+    const asset = ASSETS[params.name as keyof typeof ASSETS];
+    if (!asset) return new Response("not found", { status: 404 });
+    return new Response(Bun.file(asset.file), {
+      headers: { "content-type": asset.type, "cache-control": "public, max-age=86400" },
+    });
+  },
+  { detail: { hide: true } },
+);
+
+export const docs = openapi({
+  path: "/docs",
+  specPath: "/docs/json",
+  provider: "swagger-ui",
+  swagger: {
+    cdn: "/docs/assets/swagger-ui-bundle.js",
+    theme: "/docs/assets/swagger-ui.css",
+    validatorUrl: "none",
+  },
+  documentation: {
+    info: { title: "Cuadra", version: VERSION, description: API_DESCRIPTION },
+    tags: [
+      { name: "Device", description: "Used by the Cuadra phone app. Signed with HMAC-SHA256 (see the DeviceSignature scheme)." },
+      { name: "Connector", description: "Used by the shop's software, with its secret key `sk_live_…` / `sk_test_…`." },
+      { name: "System", description: "Health and documentation; no authentication." },
+    ],
+    components: {
+      schemas: { Problem: ProblemSchema as never, License: LicenseSchema as never },
+      securitySchemes: {
+        ConnectorKey: {
+          type: "http",
+          scheme: "bearer",
+          description: "`Authorization: Bearer sk_live_…` (or `sk_test_…`). The key decides tenant and environment. Never in the query string.",
+        },
+        ConnectorKeyBasic: {
+          type: "http",
+          scheme: "basic",
+          description: "HTTP Basic with the key as user name and an empty password.",
+        },
+        DeviceSignature: { type: "apiKey", in: "header", name: "X-Signature", description: DEVICE_SIGNATURE_DESCRIPTION },
+        DeviceId: { type: "apiKey", in: "header", name: "X-Device-Id", description: "The `device_id` received on activation." },
+        DeviceTimestamp: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Timestamp",
+          description: "Epoch milliseconds of the request, within ±300 000 ms of server time. Also send `X-Signature-Alg: HMAC-SHA256`.",
+        },
+      },
+    },
+  },
+});

@@ -1,0 +1,31 @@
+// GET /healthz (contract §1): unauthenticated, cheap, and honest about the database.
+import { Elysia } from "elysia";
+import type { Store } from "../store/db";
+import { T } from "../http/schemas";
+import { describe } from "../http/openapi";
+import { VERSION } from "../version";
+
+const Health = T.Object({
+  status: T.Union([T.Literal("ok"), T.Literal("unavailable")]),
+  version: T.String(),
+});
+
+export const healthRoutes = (store: Store) =>
+  new Elysia().get(
+    "/healthz",
+    () => {
+      try {
+        store.sqlite.query("SELECT 1").get();
+        return Response.json({ status: "ok", version: VERSION });
+      } catch {
+        return Response.json({ status: "unavailable", version: VERSION }, { status: 503 });
+      }
+    },
+    describe({
+      tag: "System",
+      summary: "Health check",
+      description: "`200` while the database answers; `503` with `status: unavailable` when it cannot be used.",
+      success: { status: 200, description: "Healthy", schema: Health, example: { status: "ok", version: VERSION } },
+      errors: [],
+    }),
+  );
