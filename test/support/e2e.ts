@@ -1,0 +1,125 @@
+// End-to-end support: build the real binary once per test run, start it on a free loopback port
+// with a temporary data dir, run its CLI.
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+export const BINARY = join(ROOT, "dist", "cuadra");
+
+let built: Promise<string> | undefined;
+
+/** `bun run build`, once per process (all test files share it). */
+export function buildBinary(): Promise<string> {
+  built ??= (async () => {
+    const proc = Bun.spawn(["bun", "run", "build"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    const code = await proc.exited;
+    if (code !== 0) throw new Error(`bun run build failed: ${await new Response(proc.stderr).text()}`);
+    return BINARY;
+  })();
+  return built;
+}
+
+export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "cuadra-e2e-"));
+
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once("error", rej);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (for --json commands). */
+  json: any;
+}
+
+/** Runs `dist/cuadra ARGS --data-dir DIR` from another working directory. */
+export async function cli(dataDir: string, args: string[], opts: { cwd?: string } = {}): Promise<CliResult> {
+  const proc = Bun.spawn([BINARY, ...args, "--data-dir", dataDir], {
+    cwd: opts.cwd ?? tmpdir(),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  let json: any;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stderr, json };
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  proc: ReturnType<typeof Bun.spawn>;
+  /** Everything the server printed on stdout so far. */
+  output(): string;
+  /** SIGTERM (default) or SIGKILL, then wait for the exit code. */
+  stop(signal?: "SIGTERM" | "SIGKILL"): Promise<number>;
+}
+
+export interface StartOptions {
+  dataDir?: string;
+  /** Extra serve arguments; default is plain HTTP on 127.0.0.1 without auto-init. */
+  args?: string[];
+  tls?: boolean;
+  timeoutMs?: number;
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
+  const binary = await buildBinary();
+  const dataDir = opts.dataDir ?? tempDataDir();
+  const port = await freePort();
+  const tlsArgs = opts.tls ? ["--tls", "auto"] : ["--tls", "off"];
+  const proc = Bun.spawn([binary, "serve", "--host", "127.0.0.1", "--port", String(port), "--no-init", ...tlsArgs, ...(opts.args ?? []), "--data-dir", dataDir], {
+    cwd: tmpdir(),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  let out = "";
+  (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) out += decoder.decode(chunk);
+  })();
+  const url = `${opts.tls ? "https" : "http"}://127.0.0.1:${port}`;
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/healthz`, { tls: { rejectUnauthorized: false } } as RequestInit);
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`);
+    if (Date.now() > deadline) {
+      proc.kill("SIGKILL");
+      throw new Error(`server did not answer /healthz in time; output:\n${out}`);
+    }
+    await Bun.sleep(50);
+  }
+  return {
+    url,
+    port,
+    dataDir,
+    proc,
+    output: () => out,
+    async stop(signal = "SIGTERM") {
+      proc.kill(signal);
+      return await proc.exited;
+    },
+  };
+}
