@@ -25,6 +25,8 @@ export interface OperationDoc {
   /** Errors this route can answer, beyond the ones every route shares. */
   errors?: ErrorSpec[];
   security?: "device" | "connector";
+  /** Further responses written out in full (e.g. a non-problem 503). */
+  responses?: Record<string, unknown>;
   /** Query and header parameters (path parameters are derived from the route). */
   parameters?: Record<string, unknown>[];
 }
@@ -83,6 +85,7 @@ export function describe(doc: OperationDoc): { detail: Record<string, unknown> }
         },
       },
       ...errorResponses(errors),
+      ...(doc.responses ?? {}),
     },
     security: doc.security === "device" ? [{ DeviceSignature: [], DeviceId: [], DeviceTimestamp: [] }] : doc.security === "connector" ? [{ ConnectorKey: [] }, { ConnectorKeyBasic: [] }] : [],
   };

@@ -47,5 +47,9 @@ export const ProblemSchema = Type.Object(
 /** Example problem bodies for the docs, one per code. */
 export function problemExample(code: ErrorCode, extra: Record<string, unknown> = {}): Record<string, unknown> {
   const [status, title] = ERROR_CODES[code];
-  return { type: `urn:cuadra:error:${code}`, title, status, detail: title, code, request_id: "req_4cT1bX0d2mQ8rZ7yK3wP", ...extra };
+  const type = `urn:cuadra:error:${code}`;
+  const request_id = "req_4cT1bX0d2mQ8rZ7yK3wP";
+  // contract §2.5: a 5xx body carries only code, title, status and request_id.
+  if (status >= 500) return { type, title, status, code, request_id };
+  return { type, title, status, detail: title, code, request_id, ...extra };
 }

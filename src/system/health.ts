@@ -27,5 +27,11 @@ export const healthRoutes = (store: Store) =>
       description: "`200` while the database answers; `503` with `status: unavailable` when it cannot be used.",
       success: { status: 200, description: "Healthy", schema: Health, example: { status: "ok", version: VERSION } },
       errors: [],
+      responses: {
+        "503": {
+          description: "The database cannot be used",
+          content: { "application/json": { schema: Health, example: { status: "unavailable", version: VERSION } } },
+        },
+      },
     }),
   );
