@@ -9,6 +9,7 @@ import type { Store } from "./store/db";
 import type { SecretBox } from "./store/secret-box";
 import { ApiError, problemResponse } from "./http/errors";
 import { bodyLimitFor, checkDeclaredLength } from "./http/body";
+import { invalid } from "./http/validation";
 import { attachInfo, infoOf, type RequestInfo } from "./http/request-info";
 import type { RateLimiters } from "./http/rate-limit";
 import { docs, docsAssets } from "./system/docs";
@@ -135,6 +136,13 @@ function renderError(
     return problemResponse(new ApiError("not_found", `No route for ${request.method} ${pathname}`), info.requestId);
   }
   if (code === "PARSE") return problemResponse(new ApiError("malformed_json", "The body could not be parsed"), info.requestId);
+  if (code === "VALIDATION") {
+    // Bodies are validated by http/validation.ts; this covers a `t` schema Elysia checks itself
+    // (query, params, headers), which must still be the contract's 400, never a 500 (§2.5).
+    const all = (error as { all?: { path?: string; message?: string }[] }).all ?? [];
+    const errors = all.map((e) => ({ field: e.path || "/", message: e.message ?? "Invalid value" }));
+    return problemResponse(invalid(errors), info.requestId);
+  }
   // Anything else is our bug: log what it was (never request data), answer a bare 500.
   logger.event("error", "unhandled error", {
     request_id: info.requestId,

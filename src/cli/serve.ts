@@ -79,6 +79,9 @@ export const serveCommand: Command = {
     "no-init": { type: "boolean", description: "Do not initialise an empty data dir (for services; run 'cuadra init' yourself)" },
   },
   async run(ctx, o) {
+    // Listen for SIGTERM/SIGINT before anything slow (first-run init, certificate): a stop asked for
+    // during start-up must still end with exit 0, not with the signal's default action (143/130).
+    const stop = listenForStop();
     const host = (o.host as string | undefined) ?? "0.0.0.0";
     const port = readInt(o, "port", 0, 65535) ?? 8443;
     const tlsMode = (o.tls as string | undefined) ?? "auto";
@@ -111,6 +114,12 @@ export const serveCommand: Command = {
       secretBox: await createSecretBox(loadMasterKey(ctx.dataDir)),
       config: { version: VERSION, publicUrl: publicUrl?.replace(/\/+$/, "") },
     });
+
+    if (stop.requested()) {
+      logger.event("info", "stopping");
+      logger.event("info", "stopped");
+      return undefined; // runCli closes the store
+    }
 
     let server: ReturnType<typeof Bun.serve>;
     try {
@@ -145,26 +154,32 @@ export const serveCommand: Command = {
     );
     logger.event("info", "listening", { url: `${scheme}://${host}:${server.port}`, version: VERSION, ...(tls ? { tls_fingerprint: tls.fingerprint } : {}) });
 
-    await waitForStop(server, ctx, logger.event);
+    await stop.wait;
+    await stopGracefully(server, ctx, logger.event);
     return undefined;
   },
 };
 
-function waitForStop(server: ReturnType<typeof Bun.serve>, ctx: CommandContext, log: (l: "info", m: string) => void): Promise<void> {
-  return new Promise((done) => {
-    let stopping = false;
-    const stop = async () => {
-      if (stopping) return;
-      stopping = true;
-      log("info", "stopping");
-      const force = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
-      await server.stop(false); // let in-flight requests finish
-      clearTimeout(force);
-      ctx.store().close();
-      log("info", "stopped");
-      done();
-    };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
-  });
+/** Records the first SIGTERM/SIGINT. The handlers stay installed, so a second signal during the
+ * graceful stop is ignored instead of killing the process (the stop is bounded anyway). */
+function listenForStop(): { requested(): boolean; wait: Promise<void> } {
+  let signalled = false;
+  let wake = () => {};
+  const wait = new Promise<void>((res) => (wake = res));
+  const onSignal = () => {
+    signalled = true;
+    wake();
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  return { requested: () => signalled, wait };
+}
+
+async function stopGracefully(server: ReturnType<typeof Bun.serve>, ctx: CommandContext, log: (l: "info", m: string) => void): Promise<void> {
+  log("info", "stopping");
+  const force = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
+  await server.stop(false); // let in-flight requests finish
+  clearTimeout(force);
+  ctx.store().close();
+  log("info", "stopped");
 }

@@ -4,6 +4,7 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
+import { ApiError } from "../http/errors";
 import { ProblemSchema, LicenseSchema } from "../http/schemas";
 import { VERSION } from "../version";
 import { API_DESCRIPTION, DEVICE_SIGNATURE_DESCRIPTION } from "./docs-text";
@@ -17,7 +18,7 @@ export const docsAssets = new Elysia({ name: "docs-assets" }).get(
   "/docs/assets/:name",
   ({ params }) => {
     const asset = ASSETS[params.name as keyof typeof ASSETS];
-    if (!asset) return new Response("not found", { status: 404 });
+    if (!asset) throw new ApiError("not_found", `No documentation asset ${params.name}`);
     return new Response(Bun.file(asset.file), {
       headers: { "content-type": asset.type, "cache-control": "public, max-age=86400" },
     });
