@@ -1,0 +1,73 @@
+// Group commit. With synchronous=FULL every COMMIT waits for an fsync, and that wait, not HTTP or
+// JSON, bounds how many events per second the box can acknowledge (stack notes). Writes submitted
+// while the event loop is busy are run together in one IMMEDIATE transaction, each in its own
+// savepoint (one failing write rolls back alone), and every promise settles only after COMMIT
+// returned: an answer still means "on disk".
+import type { Db, Store } from "../store/db";
+
+interface Pending {
+  run: (tx: Db) => unknown;
+  resolve: (value: any) => void;
+  reject: (error: unknown) => void;
+}
+
+export class CommitQueue {
+  private queue: Pending[] = [];
+  private scheduled = false;
+
+  constructor(private readonly store: Store) {}
+
+  /** Runs `run` (synchronous, inside the shared transaction) and resolves once it is committed. */
+  submit<T>(run: (tx: Db) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // setImmediate: after the requests already read in this turn of the loop have queued theirs.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    const batch = this.queue;
+    this.queue = [];
+    this.scheduled = false;
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      this.store.db.transaction(
+        (tx) => {
+          for (const item of batch) {
+            try {
+              outcomes.push({ ok: true, value: tx.transaction((sp) => item.run(sp as unknown as Db)) });
+            } catch (error) {
+              outcomes.push({ ok: false, error });
+            }
+          }
+        },
+        { behavior: "immediate" },
+      );
+    } catch (error) {
+      // BEGIN or COMMIT failed: nothing of this batch is stored.
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) item.resolve(o.value);
+      else item.reject(o.error);
+    });
+  }
+}
+
+const queues = new WeakMap<Store, CommitQueue>();
+
+/** The store's one commit queue. */
+export function commitQueueOf(store: Store): CommitQueue {
+  let q = queues.get(store);
+  if (!q) {
+    q = new CommitQueue(store);
+    queues.set(store, q);
+  }
+  return q;
+}

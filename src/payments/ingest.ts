@@ -1,0 +1,229 @@
+// Storing a payment event (contract §6): idempotency, duplicates across phones, the insert, the
+// matching engine, and the first answer kept for replays. Used by POST /device/v1/events and by
+// the connector's POST /connector/v1/test/payments.
+import type { Statement } from "bun:sqlite";
+import type { Clock } from "../clock";
+import { sha256Hex } from "../ids";
+import { ApiError } from "../http/errors";
+import { matchNewEvent } from "../matching/service";
+import type { Db, Store } from "../store/db";
+import type { Environment } from "../store/schema";
+import { commitQueueOf } from "./commit-queue";
+import { findOriginal, DUPLICATE_WINDOW_MS, type Report, type StoredReport } from "./duplicates";
+import { canonicalJson, checkPaymentEvent, type EventReceipt, type PaymentEvent } from "./model";
+
+export interface IngestScope {
+  tenantId: string;
+  environment: Environment;
+  /** null for events that no phone sent (test payments). */
+  deviceId: string | null;
+}
+
+export interface IngestResult {
+  status: number;
+  body: Record<string, unknown>;
+  /** true when this is the stored first answer of an earlier identical request. */
+  replayed: boolean;
+}
+
+/** SHA-256 of the canonical body: what tells a replay from a reused idempotency key. */
+export const bodyHashOf = (body: PaymentEvent): string => sha256Hex(canonicalJson(body));
+
+/**
+ * Stores `body` (already schema-validated, see parsePaymentEvent) or answers the stored first
+ * response when this scope has seen its event_id before. Failures are thrown as ApiError:
+ * 409 idempotency_key_in_use while the same event is being stored, 422 idempotency_key_reused for
+ * the same event_id with a different body, and the 400s of checkPaymentEvent. The semantic checks
+ * run only for new events, so a replay is answered at any later time (deduplication is permanent).
+ * Resolves only after the event is committed to disk.
+ */
+export async function ingestPayment(
+  deps: { store: Store; clock: Clock },
+  scope: IngestScope,
+  body: PaymentEvent,
+): Promise<IngestResult> {
+  const { store } = deps;
+  const now = deps.clock.now();
+  const hash = bodyHashOf(body);
+  const key = scope.deviceId !== null ? `d\n${scope.deviceId}\n${body.event_id}` : `t\n${scope.tenantId}\n${scope.environment}\n${body.event_id}`;
+  const inFlight = inFlightOf(store);
+  if (inFlight.has(key)) {
+    throw new ApiError(
+      "idempotency_key_in_use",
+      `Event ${body.event_id} is still being stored; retry in a second`,
+      {},
+      { "retry-after": "1" },
+    );
+  }
+  const stmts = statementsOf(store);
+  const existing = findExisting(stmts, scope, body.event_id);
+  if (existing) return replayOf(existing, hash, body.event_id);
+
+  checkPaymentEvent(body, now);
+  inFlight.add(key);
+  try {
+    const stored = await commitQueueOf(store).submit((tx) => storeEvent(tx, stmts, scope, body, hash, now));
+    if ("replay" in stored) return replayOf(stored.replay, hash, body.event_id);
+    return { status: 201, body: stored.receipt as unknown as Record<string, unknown>, replayed: false };
+  } finally {
+    inFlight.delete(key);
+  }
+}
+
+interface StoredAnswer {
+  body_hash: string;
+  response_status: number;
+  response_body: string;
+}
+
+function replayOf(row: StoredAnswer, hash: string, eventId: string): IngestResult {
+  if (row.body_hash !== hash) {
+    throw new ApiError(
+      "idempotency_key_reused",
+      `Event ${eventId} was already received with a different body; send a new event_id for a new event`,
+    );
+  }
+  return { status: row.response_status, body: JSON.parse(row.response_body), replayed: true };
+}
+
+function findExisting(stmts: Statements, scope: IngestScope, eventId: string): StoredAnswer | null {
+  return scope.deviceId !== null
+    ? stmts.findByDevice.get(scope.deviceId, eventId)
+    : stmts.findWithoutDevice.get(scope.tenantId, scope.environment, eventId);
+}
+
+/** Runs inside the commit queue's transaction: everything here is synchronous. */
+function storeEvent(
+  tx: Db,
+  stmts: Statements,
+  scope: IngestScope,
+  body: PaymentEvent,
+  hash: string,
+  now: number,
+): { receipt: EventReceipt } | { replay: StoredAnswer } {
+  const report: Report = {
+    deviceId: scope.deviceId,
+    source: body.source,
+    amount: body.amount,
+    occurredAt: body.occurred_at,
+    payerName: body.payer_name ?? null,
+    securityCode: body.security_code ?? null,
+    reference: body.reference ?? null,
+  };
+  const original = scope.deviceId !== null ? findOriginal(report, duplicateCandidates(stmts, scope, report)) : null;
+
+  const inserted = stmts.insert.get(
+    body.event_id,
+    scope.deviceId,
+    scope.tenantId,
+    scope.environment,
+    body.kind,
+    body.source,
+    body.amount,
+    body.currency,
+    report.payerName,
+    report.securityCode,
+    report.reference,
+    body.occurred_at,
+    now,
+    body.raw ? JSON.stringify(body.raw) : null,
+    hash,
+    original ? "duplicate" : "unmatched",
+    original?.eventId ?? null,
+  );
+  if (!inserted) {
+    // Another writer stored this event first: the unique index decides, not the in-process map.
+    const row = findExisting(stmts, scope, body.event_id);
+    if (!row) throw new Error("event insert conflicted but no row was found");
+    return { replay: row };
+  }
+
+  // contract §6: a duplicate is stored and answered, and never matches an order.
+  const outcome = original ? { status: "duplicate" as const, orderId: null } : matchNewEvent(tx, now, inserted.seq);
+  const receipt: EventReceipt = {
+    event_id: body.event_id,
+    status: "accepted",
+    received_at: now,
+    match: { status: outcome.status, order_id: outcome.orderId },
+  };
+  stmts.saveAnswer.run(201, JSON.stringify(receipt), outcome.status, outcome.orderId, inserted.seq);
+  if (scope.deviceId !== null) stmts.touchDevice.run(now, scope.deviceId);
+  return { receipt };
+}
+
+function duplicateCandidates(stmts: Statements, scope: IngestScope, r: Report): StoredReport[] {
+  const byDetails = stmts.dupByDetails.all(
+    scope.tenantId,
+    scope.environment,
+    r.source,
+    r.amount,
+    r.occurredAt - DUPLICATE_WINDOW_MS,
+    r.occurredAt + DUPLICATE_WINDOW_MS,
+    r.deviceId,
+  );
+  const byReference = r.reference !== null ? stmts.dupByReference.all(scope.tenantId, scope.environment, r.source, r.reference, r.deviceId) : [];
+  return [...byReference, ...byDetails];
+}
+
+// ---- prepared statements (the hot path; stack notes)
+
+interface Statements {
+  findByDevice: Statement<StoredAnswer, [string, string]>;
+  findWithoutDevice: Statement<StoredAnswer, [string, string, string]>;
+  insert: Statement<{ seq: number }, any[]>;
+  saveAnswer: Statement<unknown, [number, string, string, string | null, number]>;
+  touchDevice: Statement<unknown, [number, string]>;
+  dupByReference: Statement<StoredReport, [string, string, string, string, string | null]>;
+  dupByDetails: Statement<StoredReport, [string, string, string, number, number, number, string | null]>;
+}
+
+const REPORT_COLUMNS = `seq, event_id AS eventId, device_id AS deviceId, source, amount, occurred_at AS occurredAt,
+  payer_name AS payerName, security_code AS securityCode, reference, match_status AS matchStatus`;
+const ANSWER_COLUMNS = "body_hash, response_status, response_body";
+/** Enough candidates for any real shop; the rules pick among them. */
+const CANDIDATE_LIMIT = 200;
+
+const statements = new WeakMap<Store, Statements>();
+
+function statementsOf(store: Store): Statements {
+  let s = statements.get(store);
+  if (!s) {
+    const db = store.sqlite;
+    s = {
+      findByDevice: db.prepare(`SELECT ${ANSWER_COLUMNS} FROM events WHERE device_id = ? AND event_id = ?`),
+      findWithoutDevice: db.prepare(
+        `SELECT ${ANSWER_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND event_id = ? AND device_id IS NULL ORDER BY seq LIMIT 1`,
+      ),
+      insert: db.prepare(
+        `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, payer_name,
+           security_code, reference, occurred_at, received_at, raw, body_hash, response_status, response_body, match_status, duplicate_of)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', ?, ?)
+         ON CONFLICT (device_id, event_id) DO NOTHING RETURNING seq`,
+      ),
+      saveAnswer: db.prepare(`UPDATE events SET response_status = ?, response_body = ?, match_status = ?, order_id = ? WHERE seq = ?`),
+      touchDevice: db.prepare(`UPDATE devices SET last_seen_at = ? WHERE id = ?`),
+      dupByReference: db.prepare(
+        `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND reference = ?
+           AND device_id IS NOT NULL AND device_id <> ? ORDER BY seq LIMIT ${CANDIDATE_LIMIT}`,
+      ),
+      dupByDetails: db.prepare(
+        `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND amount = ?
+           AND occurred_at BETWEEN ? AND ? AND device_id IS NOT NULL AND device_id <> ? ORDER BY seq LIMIT ${CANDIDATE_LIMIT}`,
+      ),
+    };
+    statements.set(store, s);
+  }
+  return s;
+}
+
+const inFlightSets = new WeakMap<Store, Set<string>>();
+
+/** Events being stored right now, per store: the 409 idempotency_key_in_use of contract §6. */
+function inFlightOf(store: Store): Set<string> {
+  let s = inFlightSets.get(store);
+  if (!s) {
+    s = new Set();
+    inFlightSets.set(store, s);
+  }
+  return s;
+}
