@@ -5,4 +5,8 @@ import { commands } from "./cli/commands";
 import { runCli } from "./cli/framework";
 
 const code = await runCli(commands, process.argv.slice(2), { env: process.env, clock: systemClock });
-process.exit(code);
+// Exit by letting the event loop end, not with process.exit(): that cut piped output at 64 KiB
+// (`cuadra tenant list --json | jq` got a truncated document). The unref'd timer only fires if
+// something unexpected keeps the process alive.
+process.exitCode = code;
+setTimeout(() => process.exit(code), 10_000).unref();
