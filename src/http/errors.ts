@@ -66,7 +66,8 @@ export const statusOf = (code: ErrorCode): number => ERROR_CODES[code][0];
 export function problemBody(err: ApiError, requestId: string): Record<string, unknown> {
   const [status, title] = ERROR_CODES[err.code];
   // contract §2.5: a 5xx body carries only code, title, status and request_id.
-  if (status >= 500) return { type: `urn:cuadra:error:${err.code}`, title, status, code: err.code, request_id: requestId };
+  // (Not even `type`: "only" is literal, and clients branch on `code`.)
+  if (status >= 500) return { title, status, code: err.code, request_id: requestId };
   return {
     type: `urn:cuadra:error:${err.code}`,
     title,

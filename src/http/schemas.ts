@@ -33,7 +33,7 @@ export const LicenseSchema = Type.Object(
 
 export const ProblemSchema = Type.Object(
   {
-    type: Type.String({ examples: ["urn:cuadra:error:invalid_request"] }),
+    type: Type.Optional(Type.String({ description: "`urn:cuadra:error:<code>`; absent on 5xx (contract §2.5)", examples: ["urn:cuadra:error:invalid_request"] })),
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.Optional(Type.String()),
@@ -50,6 +50,6 @@ export function problemExample(code: ErrorCode, extra: Record<string, unknown> =
   const type = `urn:cuadra:error:${code}`;
   const request_id = "req_4cT1bX0d2mQ8rZ7yK3wP";
   // contract §2.5: a 5xx body carries only code, title, status and request_id.
-  if (status >= 500) return { type, title, status, code, request_id };
+  if (status >= 500) return { title, status, code, request_id };
   return { type, title, status, detail: title, code, request_id, ...extra };
 }
