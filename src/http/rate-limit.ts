@@ -34,6 +34,8 @@ interface Bucket {
 }
 
 const MAX_KEYS = 100_000;
+/** Whole seconds are rounded up, but 1.00000002 s of float error is not a second more. */
+const SECONDS_EPSILON = 1e-6;
 
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
@@ -59,7 +61,9 @@ export class RateLimiter {
       this.buckets.set(key, b);
     } else {
       const elapsed = Math.max(0, now - b.at) / 1000;
-      b.tokens = Math.min(this.policy.capacity, b.tokens + elapsed * this.policy.refillPerSecond);
+      // Rounded to 1e-9 so float dust (59 s × 1/60 = 0.98333…4) cannot make a client that waited
+      // exactly Retry-After seconds find 0.9999999 tokens and be refused again.
+      b.tokens = Math.min(this.policy.capacity, Math.round((b.tokens + elapsed * this.policy.refillPerSecond) * 1e9) / 1e9);
       b.at = now;
     }
     return b;
@@ -77,8 +81,8 @@ export class RateLimiter {
     const rate = this.policy.refillPerSecond;
     return {
       remaining: Math.floor(b.tokens),
-      resetSeconds: Math.ceil((this.policy.capacity - b.tokens) / rate),
-      retryAfterSeconds: b.tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / rate)),
+      resetSeconds: Math.max(0, Math.ceil((this.policy.capacity - b.tokens) / rate - SECONDS_EPSILON)),
+      retryAfterSeconds: b.tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / rate - SECONDS_EPSILON)),
     };
   }
 
