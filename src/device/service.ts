@@ -5,6 +5,7 @@ import type { Clock } from "../clock";
 import type { Db } from "../store/db";
 import { devices } from "../store/schema";
 import { getTenant, NotFoundError } from "../tenants/service";
+import { ONLINE_WINDOW_MS } from "./model";
 
 export function listDevices(db: Db, _clock: Clock, tenantId: string) {
   getTenant(db, tenantId);
@@ -34,4 +35,9 @@ export function revokeDevice(db: Db, clock: Clock, deviceId: string) {
       .run();
   }
   return { device_id: deviceId, status: "revoked" as const };
+}
+
+/** contract §5: online while the newest signed heartbeat timestamp is within three intervals of now. */
+export function isOnline(lastHeartbeatAt: number | null, now: number): boolean {
+  return lastHeartbeatAt !== null && now - lastHeartbeatAt <= ONLINE_WINDOW_MS;
 }

@@ -1,0 +1,243 @@
+// POST /device/v1/activation and GET /device/v1/time (contract §4): a phone links itself with a
+// one-time code and receives its id and secret.
+import { and, count, eq, isNull, ne } from "drizzle-orm";
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import type { Clock } from "../clock";
+import { base64url, newId } from "../ids";
+import { jsonBody } from "../http/body";
+import { ApiError, type FieldError } from "../http/errors";
+import { describe } from "../http/openapi";
+import { infoOf } from "../http/request-info";
+import { invalid, validator } from "../http/validation";
+import type { Db } from "../store/db";
+import { activationCodes, devices, tenants } from "../store/schema";
+import { licenseOf, type License } from "../tenants/service";
+import { CODE_ALPHABET, findCodeByLetters, normalizeCode } from "./codes";
+import { ActivationRequestSchema, ActivationResponseSchema, DEVICE_CONFIG, TimeResponseSchema } from "./model";
+
+/** contract §4: at least 32 random bytes. */
+export const SECRET_BYTES = 32;
+
+export interface NewDevice {
+  label: string;
+  platform: "android" | "ios";
+  appVersion: string;
+  osVersion: string;
+}
+
+type Refusal =
+  | { refused: "activation_code_unknown" | "activation_code_used" | "activation_code_expired" }
+  | { refused: "license_suspended" | "device_limit_reached"; license: License };
+
+/**
+ * The checks of contract §4 steps 3 and 4 for the code with these letters, in that order. Pure
+ * reads; activateDevice repeats them inside its transaction.
+ */
+export function checkActivation(db: Db, clock: Clock, letters: string): Refusal | { code: typeof activationCodes.$inferSelect; license: License; tenantName: string } {
+  const code = findCodeByLetters(db, letters);
+  if (!code) return { refused: "activation_code_unknown" };
+  if (code.usedAt !== null) return { refused: "activation_code_used" };
+  if (clock.now() > code.expiresAt) return { refused: "activation_code_expired" };
+  const tenant = db.select().from(tenants).where(eq(tenants.id, code.tenantId)).get()!;
+  const license = licenseOf(db, clock, tenant);
+  if (license.status === "suspended") return { refused: "license_suspended", license };
+  if (license.devices_in_use >= license.max_devices) return { refused: "device_limit_reached", license };
+  return { code, license, tenantName: tenant.name };
+}
+
+/**
+ * Creates the device and spends the code in one IMMEDIATE transaction, so that of many requests
+ * with one code exactly one succeeds. `sealedSecret` is the secret already encrypted.
+ */
+export function activateDevice(db: Db, clock: Clock, letters: string, device: NewDevice, sealedSecret: string) {
+  return db.transaction(
+    (tx) => {
+      const checked = checkActivation(tx as unknown as Db, clock, letters);
+      if ("refused" in checked) return checked;
+      const now = clock.now();
+      const deviceId = newId("dev");
+      tx.insert(devices)
+        .values({
+          id: deviceId,
+          tenantId: checked.code.tenantId,
+          environment: checked.code.environment,
+          label: device.label,
+          platform: device.platform,
+          appVersion: device.appVersion,
+          osVersion: device.osVersion,
+          secretEnc: sealedSecret,
+          createdAt: now,
+        })
+        .run();
+      const spent = tx
+        .update(activationCodes)
+        .set({ usedAt: now, deviceId })
+        .where(and(eq(activationCodes.id, checked.code.id), isNull(activationCodes.usedAt)))
+        .returning({ id: activationCodes.id })
+        .all();
+      if (spent.length !== 1) throw new Error("activation code changed inside an IMMEDIATE transaction");
+      const inUse = tx
+        .select({ n: count() })
+        .from(devices)
+        .where(and(eq(devices.tenantId, checked.code.tenantId), ne(devices.status, "revoked")))
+        .get()!.n;
+      return {
+        deviceId,
+        environment: checked.code.environment,
+        tenantId: checked.code.tenantId,
+        tenantName: checked.tenantName,
+        license: { ...checked.license, devices_in_use: inUse },
+      };
+    },
+    { behavior: "immediate" },
+  );
+}
+
+const checkBody = validator(ActivationRequestSchema);
+
+const codeError: FieldError = {
+  field: "/activation_code",
+  message: `must be 12 letters of ${CODE_ALPHABET} (case and spaces or hyphens do not matter)`,
+};
+
+/** Step 1 of contract §4: the body, then the code's form. Returns the normalised letters. */
+function readActivation(body: unknown): { letters: string | null; errors: FieldError[]; device?: NewDevice } {
+  const typed = body as Record<string, unknown> | null;
+  const rawCode = typed && typeof typed === "object" ? typed.activation_code : undefined;
+  const letters = typeof rawCode === "string" ? normalizeCode(rawCode) : null;
+  try {
+    const v = checkBody(body);
+    if (!letters) return { letters, errors: [codeError] };
+    return { letters, errors: [], device: { label: v.device_label, platform: v.platform, appVersion: v.app_version, osVersion: v.os_version } };
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    const errors = (e.extra.errors as FieldError[]) ?? [];
+    if (!letters && !errors.some((x) => x.field === codeError.field)) errors.unshift(codeError);
+    return { letters, errors };
+  }
+}
+
+function apiBaseUrl(request: Request, publicUrl: string | undefined): string {
+  if (publicUrl) return `${publicUrl}/device/v1`;
+  const url = new URL(request.url);
+  const host = request.headers.get("host") ?? url.host;
+  return `${url.protocol}//${host}/device/v1`;
+}
+
+export const activationRoutes = (deps: AppDeps) => {
+  const attempts = deps.limiters.activationFailure;
+  return new Elysia()
+    .post(
+      "/activation",
+      async ({ request, body }) => {
+        const address = infoOf(request).clientAddress;
+        // Each 400 caused by the code, 404 and 410 spends one attempt (contract §4, step 2).
+        const spend = () => {
+          infoOf(request).rateLimitHeaders = attempts.headers(attempts.take(address));
+        };
+
+        const { letters, errors, device } = readActivation(body);
+        if (!letters) spend();
+        if (!letters || !device) throw invalid(errors);
+        attempts.ensureAvailable(address);
+
+        const pre = checkActivation(deps.store.db, deps.clock, letters);
+        if ("refused" in pre) throw refusal(pre, spend);
+
+        // Encrypting is async: do it before the transaction, which must stay synchronous.
+        const secret = base64url(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
+        const sealed = await deps.secretBox.seal(secret);
+        const done = activateDevice(deps.store.db, deps.clock, letters, device, sealed);
+        if ("refused" in done) throw refusal(done, spend);
+
+        const info = infoOf(request);
+        info.tenantId = done.tenantId;
+        info.environment = done.environment;
+        info.deviceId = done.deviceId;
+        return Response.json(
+          {
+            device_id: done.deviceId,
+            secret,
+            tenant_name: done.tenantName,
+            environment: done.environment,
+            api_base_url: apiBaseUrl(request, deps.config.publicUrl),
+            license: done.license,
+            server_time: deps.clock.now(),
+            config: DEVICE_CONFIG,
+          },
+          { status: 201, headers: { "cache-control": "no-store" } },
+        );
+      },
+      {
+        parse: jsonBody,
+        ...describe({
+          tag: "Device",
+          summary: "Activate a phone with a one-time code",
+          operationId: "activateDevice",
+          description: [
+            "Unsigned. Outcomes are checked in this order: `400 invalid_request` (body, or a code that is not 12 letters of the alphabet);",
+            "`429 rate_limited` when this address has no failed attempts left (each 400 caused by the code, 404 and 410 spends one of 10, refilling one per 60 s);",
+            "`404 activation_code_unknown`, `410 activation_code_used`, `410 activation_code_expired`;",
+            "`403 license_suspended` or `403 device_limit_reached` (the code is not spent);",
+            "else `201` with the device's id and secret, shown this once (`Cache-Control: no-store`).",
+            "A code activates exactly one device; repeating a successful activation answers `410 activation_code_used`.",
+          ].join(" "),
+          body: ActivationRequestSchema,
+          bodyExample: { activation_code: "wdjb mjht kxqp", device_label: "Caja 1", app_version: "1.4.0", platform: "android", os_version: "14" },
+          success: {
+            status: 201,
+            description: "Linked. Keep `secret` on the phone; it is never shown again.",
+            schema: ActivationResponseSchema,
+            headers: { "Cache-Control": { description: "`no-store`", schema: { type: "string" } } },
+            example: {
+              device_id: "dev_3VwQ8fK2pL9xR4tN7mZc",
+              secret: "q9v3XJ2mB7tKpL0wZcR4yH8sNdF6gA1eUoI5jTbVxQk",
+              tenant_name: "Bodega Rosa",
+              environment: "live",
+              api_base_url: "https://192.168.1.20:8443/device/v1",
+              license: { status: "active", reason: null, plan: "standard", max_devices: 5, devices_in_use: 1, expires_at: null },
+              server_time: 1795262400000,
+              config: DEVICE_CONFIG,
+            },
+          },
+          errors: [
+            ["invalid_request", { errors: [codeError] }],
+            ["rate_limited", { retry_after: 42 }],
+            "activation_code_unknown",
+            "activation_code_used",
+            "activation_code_expired",
+            ["license_suspended", { license: { status: "suspended", reason: "suspended", plan: "standard", max_devices: 5, devices_in_use: 1, expires_at: null } }],
+            ["device_limit_reached", { license: { status: "active", reason: null, plan: "standard", max_devices: 5, devices_in_use: 5, expires_at: null } }],
+          ],
+        }),
+      },
+    )
+    .get("/time", () => Response.json({ server_time: deps.clock.now() }), {
+      ...describe({
+        tag: "Device",
+        summary: "Server time, to measure the phone's clock offset",
+        operationId: "getServerTime",
+        description: "Unsigned. Signed requests must carry an `X-Timestamp` within ±300 000 ms of this clock.",
+        success: { status: 200, description: "The server's clock", schema: TimeResponseSchema, example: { server_time: 1795262400000 } },
+      }),
+    });
+};
+
+function refusal(r: Refusal, spend: () => void): ApiError {
+  switch (r.refused) {
+    case "activation_code_unknown":
+      spend();
+      return new ApiError(r.refused, "No such activation code; check it or ask for a new one");
+    case "activation_code_used":
+      spend();
+      return new ApiError(r.refused, "This code has already linked a phone; ask for a new one");
+    case "activation_code_expired":
+      spend();
+      return new ApiError(r.refused, "This code has expired; ask for a new one");
+    case "license_suspended":
+      return new ApiError(r.refused, `The shop's license is suspended (${r.license.reason})`, { license: r.license });
+    case "device_limit_reached":
+      return new ApiError(r.refused, `The shop already has ${r.license.max_devices} phones; unlink one first`, { license: r.license });
+  }
+}

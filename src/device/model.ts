@@ -1,0 +1,88 @@
+// Schemas of the device surface (contract §4, §5, §7) and the config sent to phones.
+import { BODY_LIMITS } from "../http/body";
+import { EpochMs, Int, LicenseSchema, Nullable, T } from "../http/schemas";
+import { MAX_CLOCK_SKEW_MS } from "./signing";
+
+/** contract §4: sent on activation and with every heartbeat answer. */
+export const DEVICE_CONFIG = {
+  heartbeat_interval_ms: 60_000,
+  max_clock_skew_ms: MAX_CLOCK_SKEW_MS,
+  max_event_bytes: BODY_LIMITS.device,
+} as const;
+
+/** contract §5: a device is online while its newest signed heartbeat is this recent. */
+export const ONLINE_WINDOW_MS = 3 * DEVICE_CONFIG.heartbeat_interval_ms;
+
+export const DeviceConfigSchema = T.Object(
+  {
+    heartbeat_interval_ms: T.Integer({ examples: [60000] }),
+    max_clock_skew_ms: T.Integer({ examples: [300000] }),
+    max_event_bytes: T.Integer({ examples: [65536] }),
+  },
+  { additionalProperties: true, description: "More keys may be added; ignore the ones you do not know" },
+);
+
+const Text = (maxLength: number, description: string, examples: string[]) => T.String({ minLength: 1, maxLength, description, examples });
+
+export const ActivationRequestSchema = T.Object({
+  activation_code: T.String({
+    description:
+      "12 letters of `BCDFGHJKLMNPQRSTVWXZ`, shown as `WDJB-MJHT-KXQP`. Case-insensitive; spaces and hyphens anywhere are ignored.",
+    examples: ["WDJB-MJHT-KXQP"],
+  }),
+  device_label: Text(64, "A name for the phone, shown to the shop", ["Caja 1"]),
+  app_version: Text(32, "Version of the Cuadra app", ["1.4.0"]),
+  platform: T.Union([T.Literal("android"), T.Literal("ios")]),
+  os_version: Text(32, "Version of the phone's operating system", ["14"]),
+});
+
+export const ActivationResponseSchema = T.Object({
+  device_id: T.String({ description: "Send it in `X-Device-Id` from now on", examples: ["dev_3VwQ8fK2pL9xR4tN7mZc"] }),
+  secret: T.String({
+    description: "At least 32 random bytes as base64url text: the HMAC key of contract §5. Returned in this response only; keep it safe.",
+  }),
+  tenant_name: T.String(),
+  environment: T.Union([T.Literal("live"), T.Literal("test")]),
+  api_base_url: T.String({ description: "Absolute URL ending in `/device/v1`", examples: ["https://192.168.1.20:8443/device/v1"] }),
+  license: LicenseSchema,
+  server_time: EpochMs("Server time; use it to measure the phone's clock offset"),
+  config: DeviceConfigSchema,
+});
+
+export const TimeResponseSchema = T.Object({ server_time: EpochMs("Server time") });
+
+const OptNullable = <S extends Parameters<typeof Nullable>[0]>(s: S) => T.Optional(Nullable(s));
+
+export const HeartbeatRequestSchema = T.Object(
+  {
+    battery_level: OptNullable(T.Number({ minimum: 0, maximum: 100, description: "Percent, 0–100", examples: [87] })),
+    charging: OptNullable(T.Boolean()),
+    notification_access: OptNullable(T.Boolean({ description: "Whether the app may read notifications" })),
+    listener_connected: OptNullable(T.Boolean({ description: "Whether the notification listener is running" })),
+    network: OptNullable(T.String({ maxLength: 32, examples: ["wifi"] })),
+    app_version: OptNullable(T.String({ minLength: 1, maxLength: 32, examples: ["1.4.0"] })),
+    os_version: OptNullable(T.String({ minLength: 1, maxLength: 32, examples: ["14"] })),
+    queue_depth: OptNullable(Int({ minimum: 0, description: "Events waiting on the phone", examples: [0] })),
+    last_notification_at: OptNullable(EpochMs("When the app last saw a wallet notification")),
+    news_after: OptNullable(T.String({ maxLength: 64, description: "Id of the newest news item the app already has", examples: ["nws_7Hq2Lx9VbN4cR1tY8kPw"] })),
+  },
+  { description: "All fields optional; an empty body is a valid heartbeat. Unknown fields are ignored." },
+);
+
+export const NewsItemSchema = T.Object({
+  id: T.String(),
+  level: T.Union([T.Literal("info"), T.Literal("warning"), T.Literal("critical")]),
+  title: T.String(),
+  body: T.String(),
+  published_at: EpochMs("When it was published"),
+});
+
+export const HeartbeatResponseSchema = T.Object({
+  server_time: EpochMs("Server time"),
+  device: T.Object({ device_id: T.String(), label: T.String(), status: T.Literal("active") }),
+  license: LicenseSchema,
+  config: DeviceConfigSchema,
+  news: T.Array(NewsItemSchema, {
+    description: "Items published after `news_after` (without it: the last 30 days), oldest first, at most 20",
+  }),
+});
