@@ -1,0 +1,140 @@
+// contract §1 and §4: activation codes (form, normalisation, storage, TTL) and the CLI commands
+// `code create`, `device list`, `device revoke`, run in-process.
+import { afterAll, describe, expect, test } from "bun:test";
+import { commands } from "../src/cli/commands";
+import { runCli } from "../src/cli/framework";
+import { CODE_ALPHABET, createActivationCode, formatCode, hashCode, normalizeCode } from "../src/device/codes";
+import { isOnline } from "../src/device/service";
+import { ManualClock } from "../src/clock";
+import { activatePhone } from "./support/device";
+import { makeTestApp } from "./support/harness";
+
+const t = await makeTestApp();
+afterAll(() => t.close());
+
+describe("normalizeCode", () => {
+  test.each([
+    ["WDJB-MJHT-KXQP", "WDJBMJHTKXQP"],
+    ["wdjb-mjht-kxqp", "WDJBMJHTKXQP"],
+    ["wdjb mjht kxqp", "WDJBMJHTKXQP"],
+    [" w d j b m j h t k x q p ", "WDJBMJHTKXQP"],
+    ["WDJBMJHTKXQP", "WDJBMJHTKXQP"],
+    ["--wdjb--MJHT\tkxqp-", "WDJBMJHTKXQP"],
+  ])("%p reads as %p", (input, letters) => {
+    expect(normalizeCode(input)).toBe(letters);
+  });
+
+  test.each([
+    ["WDJB-MJHT-KXQ", "11 letters"],
+    ["WDJB-MJHT-KXQPB", "13 letters"],
+    ["WDJB-MJHT-KXQA", "a vowel"],
+    ["WDJB-MJHT-KXQ1", "a digit"],
+    ["WDJB_MJHT_KXQP", "underscores"],
+    ["", "empty"],
+  ])("%p is not a code (%s)", (input) => {
+    expect(normalizeCode(input)).toBeNull();
+  });
+});
+
+describe("createActivationCode", () => {
+  test("three groups of four letters of the alphabet, different every time", () => {
+    const tenant = t.tenant();
+    const seen = new Set<string>();
+    const letterCounts = new Map<string, number>();
+    for (let i = 0; i < 200; i++) {
+      const { code } = createActivationCode(t.store.db, t.clock, tenant.tenant_id, "live");
+      expect(code).toMatch(new RegExp(`^[${CODE_ALPHABET}]{4}-[${CODE_ALPHABET}]{4}-[${CODE_ALPHABET}]{4}$`));
+      seen.add(code);
+      for (const c of code.replace(/-/g, "")) letterCounts.set(c, (letterCounts.get(c) ?? 0) + 1);
+    }
+    expect(seen.size).toBe(200);
+    // 2 400 letters over 20 symbols: every letter appears (a biased or constant source would not).
+    expect(letterCounts.size).toBe(CODE_ALPHABET.length);
+  });
+
+  test("only the SHA-256 of the letters is stored", () => {
+    const tenant = t.tenant();
+    const { code } = createActivationCode(t.store.db, t.clock, tenant.tenant_id, "test");
+    const letters = code.replace(/-/g, "");
+    const dump = JSON.stringify(t.store.sqlite.query("SELECT * FROM activation_codes").all());
+    expect(dump).not.toContain(letters);
+    expect(dump).not.toContain(code);
+    expect(dump).toContain(hashCode(letters));
+    expect(formatCode(letters)).toBe(code);
+  });
+
+  test("TTL: 900 s by default, up to 259 200 s, nothing outside", () => {
+    const tenant = t.tenant();
+    expect(createActivationCode(t.store.db, t.clock, tenant.tenant_id, "live").expires_at).toBe(t.clock.now() + 900_000);
+    expect(createActivationCode(t.store.db, t.clock, tenant.tenant_id, "live", 259_200).expires_at).toBe(t.clock.now() + 259_200_000);
+    expect(() => createActivationCode(t.store.db, t.clock, tenant.tenant_id, "live", 259_201)).toThrow(RangeError);
+    expect(() => createActivationCode(t.store.db, t.clock, tenant.tenant_id, "live", 0)).toThrow(RangeError);
+  });
+});
+
+describe("CLI", () => {
+  async function run(args: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(commands, [...args, "--data-dir", t.dataDir], {
+      env: {},
+      clock: t.clock,
+      out: (s) => out.push(s),
+      err: (s) => err.push(s),
+    });
+    return { code, out: out.join("\n"), err: err.join("\n") };
+  }
+
+  test("code create --json prints one JSON document with the code and its expiry", async () => {
+    const tenant = t.tenant();
+    const r = await run(["code", "create", "--tenant", tenant.tenant_id, "--env", "test", "--ttl", "600", "--json"]);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc).toEqual({ code: expect.stringMatching(/^[A-Z]{4}-[A-Z]{4}-[A-Z]{4}$/), tenant_id: tenant.tenant_id, environment: "test", expires_at: t.clock.now() + 600_000 });
+    const row = t.store.sqlite.query("SELECT environment, expires_at FROM activation_codes WHERE code_hash = ?").get(hashCode(doc.code.replace(/-/g, "")));
+    expect(row).toEqual({ environment: "test", expires_at: t.clock.now() + 600_000 });
+  });
+
+  test("code create without --json draws a QR code", async () => {
+    const tenant = t.tenant();
+    const r = await run(["code", "create", "--tenant", tenant.tenant_id, "--env", "live"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/Activation code: [A-Z]{4}-[A-Z]{4}-[A-Z]{4}/);
+    // qrcode-terminal's small mode draws with half blocks over many lines.
+    expect(r.out.split("\n").filter((l) => /[▀▄█]/.test(l)).length).toBeGreaterThan(8);
+  });
+
+  test("code create refuses a TTL above 259 200 s or an unknown tenant", async () => {
+    const tenant = t.tenant();
+    const before = t.store.sqlite.query("SELECT count(*) AS n FROM activation_codes").get();
+    expect((await run(["code", "create", "--tenant", tenant.tenant_id, "--env", "live", "--ttl", "259201"])).code).toBe(2);
+    expect((await run(["code", "create", "--tenant", tenant.tenant_id, "--env", "prod"])).code).toBe(2);
+    const unknown = await run(["code", "create", "--tenant", "ten_nope", "--env", "live"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain("ten_nope");
+    expect(t.store.sqlite.query("SELECT count(*) AS n FROM activation_codes").get()).toEqual(before);
+  });
+
+  test("device list and device revoke", async () => {
+    const phone = await activatePhone(t, { label: "Mostrador" });
+    const list = await run(["device", "list", "--tenant", phone.tenantId, "--json"]);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.out)).toEqual([
+      { device_id: phone.deviceId, label: "Mostrador", platform: "android", environment: "live", status: "active", last_seen_at: null },
+    ]);
+    const revoked = await run(["device", "revoke", phone.deviceId, "--json"]);
+    expect(JSON.parse(revoked.out)).toEqual({ device_id: phone.deviceId, status: "revoked" });
+    // Twice is harmless.
+    expect((await run(["device", "revoke", phone.deviceId, "--json"])).code).toBe(0);
+    expect(JSON.parse((await run(["device", "list", "--tenant", phone.tenantId, "--json"])).out)[0].status).toBe("revoked");
+    const missing = await run(["device", "revoke", "dev_nope"]);
+    expect(missing.code).toBe(1);
+  });
+});
+
+test("isOnline: within three heartbeat intervals of the newest signed heartbeat", () => {
+  const now = new ManualClock().now();
+  expect(isOnline(null, now)).toBe(false);
+  expect(isOnline(now - 180_000, now)).toBe(true);
+  expect(isOnline(now - 180_001, now)).toBe(false);
+});
