@@ -6,6 +6,7 @@ import type { AppDeps } from "../app";
 import type { Clock } from "../clock";
 import { describe } from "../http/openapi";
 import { validator } from "../http/validation";
+import { withoutNulls } from "../payments/model";
 import type { Store } from "../store/db";
 import { getLicense, newsFor } from "../tenants/service";
 import { deviceAuthOf, signedJsonBody, type DeviceAuth } from "./auth";
@@ -14,10 +15,10 @@ import { DEVICE_ERRORS, SIGNATURE_PARAMETERS } from "./openapi";
 
 export type Heartbeat = Static<typeof HeartbeatRequestSchema>;
 
-/** The health fields kept on the device (everything but news_after), nulls dropped. */
+/** The health fields kept on the device: everything but news_after, with the signed time of the report. */
 export function healthSnapshot(hb: Heartbeat, signedAt: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(hb)) if (k !== "news_after" && v !== null && v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(hb)) if (k !== "news_after" && v !== undefined) out[k] = v;
   out.reported_at = signedAt;
   return out;
 }
@@ -49,14 +50,14 @@ export const heartbeatRoutes = (deps: AppDeps) =>
     "/heartbeat",
     ({ request, body }) => {
       const auth = deviceAuthOf(request);
-      const hb = checkBody(body);
+      const hb = checkBody(withoutNulls(body, 1));
       recordHeartbeat(deps.store, deps.clock, auth, hb);
       return Response.json({
         server_time: deps.clock.now(),
         device: { device_id: auth.deviceId, label: auth.label, status: "active" },
         license: getLicense(deps.store.db, deps.clock, auth.tenantId),
         config: DEVICE_CONFIG,
-        news: newsFor(deps.store.db, deps.clock, auth.tenantId, hb.news_after ?? undefined),
+        news: newsFor(deps.store.db, deps.clock, auth.tenantId, hb.news_after),
       });
     },
     {

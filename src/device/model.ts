@@ -1,6 +1,6 @@
 // Schemas of the device surface (contract §4, §5, §7) and the config sent to phones.
 import { BODY_LIMITS } from "../http/body";
-import { EpochMs, Int, LicenseSchema, Nullable, T } from "../http/schemas";
+import { EpochMs, Int, LicenseSchema, T } from "../http/schemas";
 import { MAX_CLOCK_SKEW_MS } from "./signing";
 
 /** contract §4: sent on activation and with every heartbeat answer. */
@@ -51,22 +51,20 @@ export const ActivationResponseSchema = T.Object({
 
 export const TimeResponseSchema = T.Object({ server_time: EpochMs("Server time") });
 
-const OptNullable = <S extends Parameters<typeof Nullable>[0]>(s: S) => T.Optional(Nullable(s));
-
 export const HeartbeatRequestSchema = T.Object(
   {
-    battery_level: OptNullable(T.Number({ minimum: 0, maximum: 100, description: "Percent, 0–100", examples: [87] })),
-    charging: OptNullable(T.Boolean()),
-    notification_access: OptNullable(T.Boolean({ description: "Whether the app may read notifications" })),
-    listener_connected: OptNullable(T.Boolean({ description: "Whether the notification listener is running" })),
-    network: OptNullable(T.String({ maxLength: 32, examples: ["wifi"] })),
-    app_version: OptNullable(T.String({ minLength: 1, maxLength: 32, examples: ["1.4.0"] })),
-    os_version: OptNullable(T.String({ minLength: 1, maxLength: 32, examples: ["14"] })),
-    queue_depth: OptNullable(Int({ minimum: 0, description: "Events waiting on the phone", examples: [0] })),
-    last_notification_at: OptNullable(EpochMs("When the app last saw a wallet notification")),
-    news_after: OptNullable(T.String({ maxLength: 64, description: "Id of the newest news item the app already has", examples: ["nws_7Hq2Lx9VbN4cR1tY8kPw"] })),
+    battery_level: T.Optional(T.Number({ minimum: 0, maximum: 100, description: "Percent, 0–100", examples: [87] })),
+    charging: T.Optional(T.Boolean()),
+    notification_access: T.Optional(T.Boolean({ description: "Whether the app may read notifications" })),
+    listener_connected: T.Optional(T.Boolean({ description: "Whether the notification listener is running" })),
+    network: T.Optional(T.String({ maxLength: 32, examples: ["wifi"] })),
+    app_version: T.Optional(T.String({ minLength: 1, maxLength: 32, examples: ["1.4.0"] })),
+    os_version: T.Optional(T.String({ minLength: 1, maxLength: 32, examples: ["14"] })),
+    queue_depth: T.Optional(Int({ minimum: 0, description: "Events waiting on the phone", examples: [0] })),
+    last_notification_at: T.Optional(EpochMs("When the app last saw a wallet notification")),
+    news_after: T.Optional(T.String({ maxLength: 64, description: "Id of the newest news item the app already has", examples: ["nws_7Hq2Lx9VbN4cR1tY8kPw"] })),
   },
-  { description: "All fields optional; an empty body is a valid heartbeat. Unknown fields are ignored." },
+  { description: "All fields optional; an empty body is a valid heartbeat. `null` reads as absent; unknown fields are ignored." },
 );
 
 export const NewsItemSchema = T.Object({

@@ -11,9 +11,9 @@ export const MAX_FUTURE_MS = 300_000;
 /** …and at most this old. */
 export const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 
-/** Optional text: absent, null or empty all read as "not given" (see normalizePaymentEvent). */
+/** Optional text: absent, null or empty all read as "not given" (see parsePaymentEvent). */
 const OptText = (maxLength: number, description: string, examples: string[]) =>
-  T.Optional(Nullable(T.String({ maxLength, description, examples })));
+  T.Optional(T.String({ maxLength, description: `${description}. \`null\` or \`""\` read as absent.`, examples }));
 
 export const RawNotificationSchema = T.Object(
   {
@@ -43,7 +43,7 @@ export const PaymentEventSchema = T.Object(
     payer_name: OptText(128, "As the notification shows it, possibly cut short with `*`", ["Yanina Man*"]),
     security_code: OptText(16, "The short code the wallet shows with the payment (Yape's three digits)", ["482"]),
     reference: OptText(64, "Operation number, when the wallet shows one", ["00123456"]),
-    raw: T.Optional(Nullable(RawNotificationSchema)),
+    raw: T.Optional(RawNotificationSchema),
   },
   { description: "A payment the phone saw. Unknown fields are ignored." },
 );
@@ -66,9 +66,9 @@ export interface PaymentEvent {
 
 const check = validator(PaymentEventSchema);
 
-/** Drops null and empty optional values so that `{"reference":""}`, `null` and absence mean the same. */
+/** Drops empty optional values so that `{"reference":""}` and absence mean the same. */
 export function normalizePaymentEvent(input: PaymentEventInput): PaymentEvent {
-  const text = (v: string | null | undefined) => (v === null || v === undefined || v.trim() === "" ? undefined : v);
+  const text = (v: string | undefined) => (v === undefined || v.trim() === "" ? undefined : v);
   const out: PaymentEvent = {
     event_id: input.event_id,
     kind: input.kind,
@@ -96,7 +96,18 @@ export function normalizePaymentEvent(input: PaymentEventInput): PaymentEvent {
 
 /** Schema validation (400 invalid_request with JSON-pointer fields), unknown fields dropped. */
 export function parsePaymentEvent(body: unknown): PaymentEvent {
-  return normalizePaymentEvent(check(body));
+  return normalizePaymentEvent(check(withoutNulls(body, 2)));
+}
+
+/**
+ * Phones often send `null` for a field they do not have: it reads as absent (validated as missing
+ * where the field is required). `depth` 2 covers the top level and `raw`.
+ */
+export function withoutNulls(value: unknown, depth: number): unknown {
+  if (depth === 0 || value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = withoutNulls(v, depth - 1);
+  return out;
 }
 
 /** contract §6: the checks beyond the schema, in this order: kind, currency, occurred_at. */
