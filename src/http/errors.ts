@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   idempotency_key_in_use: [409, "Idempotency key in use"],
   order_already_matched: [409, "Order already matched"],
   already_matched: [409, "Already matched"],
+  order_cancelled: [409, "Order cancelled"],
+  event_is_duplicate: [409, "Event is a duplicate"],
   unique_amount_unavailable: [409, "Unique amount unavailable"],
   activation_code_used: [410, "Activation code used"],
   activation_code_expired: [410, "Activation code expired"],

@@ -55,7 +55,10 @@ function errorResponses(specs: ErrorSpec[]): Record<string, unknown> {
 }
 
 export function describe(doc: OperationDoc): { detail: Record<string, unknown> } {
-  const shared: ErrorSpec[] = doc.body ? ["malformed_json", "unsupported_media_type", ["payload_too_large", { max_bytes: 65536 }]] : [];
+  const own = new Set((doc.errors ?? []).map((e) => (Array.isArray(e) ? e[0] : e)));
+  const shared: ErrorSpec[] = (doc.body ? (["malformed_json", "unsupported_media_type", ["payload_too_large", { max_bytes: 65536 }]] as ErrorSpec[]) : []).filter(
+    (e) => !own.has(Array.isArray(e) ? e[0] : e), // a route may document its own limit
+  );
   const errors = [...(doc.errors ?? []), ...shared, "internal_error" as const];
   const detail: Record<string, unknown> = {
     tags: [doc.tag],

@@ -141,8 +141,11 @@ export const orders = sqliteTable(
     amount: integer("amount").notNull(),
     expectedAmount: integer("expected_amount").notNull(),
     currency: text("currency").notNull(),
-    /** Stored status; a pending order past expires_at reads as expired (contract §10). */
-    status: text("status").$type<"pending" | "matched" | "cancelled">().notNull(),
+    /**
+     * Stored status; a pending order past expires_at reads as expired (contract §10) whether or not
+     * the sweeper (sweepExpiredOrders) has recorded "expired" yet.
+     */
+    status: text("status").$type<"pending" | "matched" | "cancelled" | "expired">().notNull(),
     createdAt: integer("created_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
     customerName: text("customer_name"),

@@ -1,0 +1,42 @@
+// GET /connector/v1/events: the reconciliation view of payment events (contract §12).
+import { Elysia } from "elysia";
+import { describe } from "../http/openapi";
+import type { Authenticate } from "./auth";
+import type { ConnectorDeps } from "./deps";
+import { AUTH_ERRORS } from "./errors-doc";
+import { EventsPageSchema, EXAMPLE_EVENT_VIEW } from "./model";
+import { afterParam, LimitParam, pageQuery, StatusParam } from "./query";
+import { listEvents } from "./views.service";
+import { encodeCursor } from "./cursor";
+
+export const eventViewRoutes = (deps: ConnectorDeps, authenticate: Authenticate) =>
+  new Elysia().get(
+    "/events",
+    ({ request }) => {
+      const caller = authenticate(request);
+      const q = pageQuery(request);
+      return listEvents(deps.store, caller, q.status, q.after, q.limit);
+    },
+    describe({
+      tag: "Connector",
+      summary: "List payment events",
+      operationId: "listEvents",
+      description: `Every payment the phones (and test payments) reported, in the order they were stored, with what matching made of them:
+\`matched\` (with \`order_id\`), \`unmatched\` (no pending order fits yet), \`ambiguous\` (several fit and the rules cannot tell them apart: match by hand with \`POST /connector/v1/matches\`) or \`duplicate\` (another phone's report of a payment already stored, \`duplicate_of\`).
+
+Unmatched and ambiguous events wait: they are evaluated again when an order is synced, cancelled or expires. Page with \`next_cursor\` as \`after\`.`,
+      parameters: [StatusParam, afterParam("A `next_cursor` from this view"), LimitParam],
+      success: {
+        status: 200,
+        description: "A page of events",
+        schema: EventsPageSchema,
+        example: { data: [EXAMPLE_EVENT_VIEW], next_cursor: encodeCursor("event", 17), has_more: false },
+      },
+      errors: [
+        ["invalid_cursor", { errors: [{ field: "/after", message: "not a cursor of this feed" }] }],
+        ["invalid_request", { errors: [{ field: "/status", message: "Expected union value" }] }],
+        ...AUTH_ERRORS,
+      ],
+      security: "connector",
+    }),
+  );

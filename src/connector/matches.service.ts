@@ -1,0 +1,187 @@
+// The matches feed, its acknowledgement (contract §11) and manual matches (§10).
+import type { Database } from "bun:sqlite";
+import { and, asc, eq, gt, max, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { ApiError } from "../http/errors";
+import { effectiveStatus } from "../matching/engine";
+import { MatchConflictError, recordMatch, type Scope } from "../matching/service";
+import { rawClient, WAITING, type EventRow, type MatchRow } from "../matching/store";
+import type { Db, Store } from "../store/db";
+import * as schema from "../store/schema";
+import { decodeCursor, encodeCursor, invalidCursor } from "./cursor";
+import { matchView, type MatchView } from "./views";
+
+const { matches, feedAcks, events, orders } = schema;
+const p = sql.placeholder;
+
+function prepareAll(client: Database) {
+  const db = drizzle(client, { schema });
+  return {
+    /** matches_feed_idx: (tenant, environment, seq). */
+    page: db
+      .select()
+      .from(matches)
+      .where(and(eq(matches.tenantId, p("tenantId")), eq(matches.environment, p("environment")), gt(matches.seq, p("after"))))
+      .orderBy(asc(matches.seq))
+      .limit(p("limit"))
+      .prepare(),
+    acked: db
+      .select({ throughSeq: feedAcks.throughSeq })
+      .from(feedAcks)
+      .where(and(eq(feedAcks.tenantId, p("tenantId")), eq(feedAcks.environment, p("environment"))))
+      .prepare(),
+    /** The newest position ever handed out (seq is never reused). */
+    lastSeq: db.select({ seq: max(matches.seq) }).from(matches).prepare(),
+    matchByOrder: db
+      .select()
+      .from(matches)
+      .where(and(eq(matches.tenantId, p("tenantId")), eq(matches.environment, p("environment")), eq(matches.orderId, p("orderId"))))
+      .prepare(),
+    matchByEventSeq: db.select().from(matches).where(eq(matches.eventSeq, p("seq"))).prepare(),
+    eventsById: db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, p("tenantId")), eq(events.environment, p("environment")), eq(events.eventId, p("eventId"))))
+      .prepare(),
+    orderByKey: db
+      .select()
+      .from(orders)
+      .where(and(eq(orders.tenantId, p("tenantId")), eq(orders.environment, p("environment")), eq(orders.id, p("id"))))
+      .prepare(),
+  };
+}
+
+const cache = new WeakMap<Database, ReturnType<typeof prepareAll>>();
+function statements(db: Db) {
+  const client = rawClient(db);
+  let s = cache.get(client);
+  if (!s) cache.set(client, (s = prepareAll(client)));
+  return s;
+}
+
+/**
+ * A position a client may hold: at most the newest seq ever handed out. A larger one (forged, or
+ * from another box) would make the feed skip matches that are yet to come, so it is refused.
+ */
+function checkPosition(db: Db, seq: number, field: string): void {
+  const last = statements(db).lastSeq.get()?.seq ?? 0;
+  if (seq > last) throw invalidCursor(field, "This cursor is ahead of the feed");
+}
+
+export interface FeedPage {
+  data: MatchView[];
+  next_cursor: string;
+  has_more: boolean;
+}
+
+/**
+ * contract §11: matches in commit order after `after`; without it, after the last acknowledged
+ * cursor of this tenant and environment (from the start when none).
+ */
+export function readFeed(store: Store, scope: Scope, after: string | undefined, limit: number): FeedPage {
+  // One read transaction: the position check and the page see the same snapshot.
+  return store.db.transaction((txn) => {
+    const tx = txn as unknown as Db;
+    const s = statements(tx);
+    let from: number;
+    if (after !== undefined) {
+      from = decodeCursor("match", after, "/after");
+      checkPosition(tx, from, "/after");
+    } else {
+      from = s.acked.get({ ...scope })?.throughSeq ?? 0;
+    }
+    const rows = s.page.all({ ...scope, after: from, limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    const last = page.length > 0 ? page[page.length - 1]!.seq : from;
+    return { data: page.map(matchView), next_cursor: encodeCursor("match", last), has_more: rows.length > limit };
+  });
+}
+
+/** contract §11: monotonic and idempotent; answers the newest acknowledged cursor. */
+export function acknowledge(store: Store, scope: Scope, through: string, now: number): { acknowledged_through: string } {
+  const seq = decodeCursor("match", through, "/through");
+  return store.db.transaction(
+    (txn) => {
+      const tx = txn as unknown as Db;
+      checkPosition(tx, seq, "/through");
+      const current = statements(tx).acked.get({ ...scope })?.throughSeq;
+      if (current === undefined) {
+        tx.insert(feedAcks).values({ ...scope, throughSeq: seq, updatedAt: now }).run();
+      } else if (seq > current) {
+        tx.update(feedAcks)
+          .set({ throughSeq: seq, updatedAt: now })
+          .where(and(eq(feedAcks.tenantId, scope.tenantId), eq(feedAcks.environment, scope.environment)))
+          .run();
+      }
+      return { acknowledged_through: encodeCursor("match", Math.max(seq, current ?? 0)) };
+    },
+    { behavior: "immediate" },
+  );
+}
+
+export interface ManualMatchRequest {
+  order_id: string;
+  event_id: string;
+  device_id?: string;
+}
+
+function pickEvent(candidates: EventRow[], req: ManualMatchRequest): EventRow {
+  const mine = req.device_id === undefined ? candidates : candidates.filter((e) => e.deviceId === req.device_id);
+  if (mine.length === 0) throw new ApiError("event_not_found", `No event ${req.event_id}`, { event_id: req.event_id });
+  if (mine.length === 1) return mine[0]!;
+  // Two phones may use the same event_id; one still waiting is the one a person means.
+  const waiting = mine.filter((e) => WAITING.includes(e.matchStatus));
+  if (waiting.length === 1) return waiting[0]!;
+  if (waiting.length === 0) return mine.find((e) => e.matchStatus === "matched") ?? mine[0]!;
+  throw new ApiError("invalid_request", `Several phones sent an event ${req.event_id}; add device_id`, {
+    errors: [{ field: "/device_id", message: `required: ${waiting.map((e) => e.deviceId ?? "(test payment)").join(", ")} all sent this event_id` }],
+  });
+}
+
+/**
+ * contract §10: a person's decision. Matches an unmatched or ambiguous event to a pending or expired
+ * order whatever the amounts; `method: manual`.
+ */
+export function manualMatch(store: Store, scope: Scope, req: ManualMatchRequest, now: number): MatchView {
+  return store.db.transaction(
+    (txn) => {
+      const tx = txn as unknown as Db;
+      const s = statements(tx);
+      const order = s.orderByKey.get({ ...scope, id: req.order_id });
+      if (!order) throw new ApiError("order_not_found", `No order ${req.order_id}`, { order_id: req.order_id });
+      const event = pickEvent(s.eventsById.all({ ...scope, eventId: req.event_id }), req);
+
+      const orderMatch = s.matchByOrder.get({ ...scope, orderId: order.id }) ?? null;
+      const eventMatch = s.matchByEventSeq.get({ seq: event.seq }) ?? null;
+      if (orderMatch || eventMatch) throw alreadyMatched(req, orderMatch, eventMatch);
+      if (event.matchStatus === "duplicate") {
+        throw new ApiError(
+          "event_is_duplicate",
+          `Event ${event.eventId} is another phone's report of payment ${event.duplicateOf}; match that event instead`,
+          { event_id: event.eventId, duplicate_of: event.duplicateOf },
+        );
+      }
+      const status = effectiveStatus(order, now);
+      if (status === "cancelled") {
+        throw new ApiError("order_cancelled", `Order ${order.id} is cancelled; re-sync it as pending first`, { order_id: order.id });
+      }
+      try {
+        return matchView(recordMatch(tx, now, event, order.id, "manual"));
+      } catch (e) {
+        if (e instanceof MatchConflictError) throw alreadyMatched(req, null, null);
+        throw e;
+      }
+    },
+    { behavior: "immediate" },
+  );
+}
+
+function alreadyMatched(req: ManualMatchRequest, orderMatch: MatchRow | null, eventMatch: MatchRow | null): ApiError {
+  const side = orderMatch && eventMatch ? "Both the order and the event are" : orderMatch ? "The order is" : "The event is";
+  const existing = orderMatch ?? eventMatch;
+  return new ApiError("already_matched", `${side} already matched`, {
+    order_id: req.order_id,
+    event_id: req.event_id,
+    ...(existing ? { match: matchView(existing) } : {}),
+  });
+}

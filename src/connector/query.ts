@@ -1,0 +1,57 @@
+// Query strings of the connector's list endpoints, validated like bodies (400 invalid_request with
+// JSON-pointer fields such as `/limit`). Values arrive as text; nothing is coerced silently.
+import { T } from "../http/schemas";
+import { validator } from "../http/validation";
+import { invalid } from "../http/validation";
+import { MATCH_STATUSES, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "./model";
+
+export const LimitParam = {
+  name: "limit",
+  in: "query",
+  required: false,
+  description: `Page size, 1–${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT})`,
+  schema: { type: "integer", minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT },
+};
+
+export const afterParam = (description: string) => ({
+  name: "after",
+  in: "query",
+  required: false,
+  description,
+  schema: { type: "string" },
+});
+
+export const StatusParam = {
+  name: "status",
+  in: "query",
+  required: false,
+  description: "Only events with this match status",
+  schema: { type: "string", enum: [...MATCH_STATUSES] },
+};
+
+const PageQuery = T.Object({
+  after: T.Optional(T.String({ minLength: 1, maxLength: 64 })),
+  limit: T.Optional(T.String({ pattern: "^[0-9]{1,6}$", description: "an integer" })),
+  status: T.Optional(T.Union(MATCH_STATUSES.map((s) => T.Literal(s)))),
+});
+const checkPageQuery = validator(PageQuery);
+
+export interface PageQuery {
+  after?: string;
+  limit: number;
+  status?: (typeof MATCH_STATUSES)[number];
+}
+
+/** Reads `after`, `limit` and `status` from the request's own query string. */
+export function pageQuery(request: Request): PageQuery {
+  const params = new URL(request.url).searchParams;
+  const raw: Record<string, string> = {};
+  for (const key of ["after", "limit", "status"]) {
+    const v = params.get(key);
+    if (v !== null) raw[key] = v;
+  }
+  const q = checkPageQuery(raw);
+  const limit = q.limit === undefined ? PAGE_LIMIT_DEFAULT : Number(q.limit);
+  if (limit < 1 || limit > PAGE_LIMIT_MAX) throw invalid([{ field: "/limit", message: `must be from 1 to ${PAGE_LIMIT_MAX}` }]);
+  return { after: q.after, limit, status: q.status };
+}

@@ -1,0 +1,122 @@
+// Read-only views of the connector (contract §12): the reconciliation view of payment events and
+// the shop's phones.
+import type { Database } from "bun:sqlite";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import type { Scope } from "../matching/service";
+import { rawClient, type EventRow } from "../matching/store";
+import type { Db, Store } from "../store/db";
+import * as schema from "../store/schema";
+import { decodeCursor, encodeCursor } from "./cursor";
+import type { MATCH_STATUSES } from "./model";
+import { eventView } from "./views";
+
+const { events, devices } = schema;
+const p = sql.placeholder;
+
+export type MatchStatus = (typeof MATCH_STATUSES)[number];
+const ALL_STATUSES: MatchStatus[] = ["unmatched", "ambiguous", "matched", "duplicate"];
+
+/** contract §5, §7: online while the newest signed heartbeat is within three intervals of now. */
+export const HEARTBEAT_INTERVAL_MS = 60_000;
+export const ONLINE_WINDOW_MS = 3 * HEARTBEAT_INTERVAL_MS;
+
+const HEALTH_FIELDS = [
+  "battery_level",
+  "charging",
+  "notification_access",
+  "listener_connected",
+  "network",
+  "app_version",
+  "os_version",
+  "queue_depth",
+  "last_notification_at",
+] as const;
+
+function prepareAll(client: Database) {
+  const db = drizzle(client, { schema });
+  return {
+    /** events_status_idx: (tenant, environment, match_status, seq). */
+    eventsByStatus: db
+      .select()
+      .from(events)
+      .where(
+        and(
+          eq(events.tenantId, p("tenantId")),
+          eq(events.environment, p("environment")),
+          eq(events.matchStatus, p("status")),
+          gt(events.seq, p("after")),
+        ),
+      )
+      .orderBy(asc(events.seq))
+      .limit(p("limit"))
+      .prepare(),
+    devices: db
+      .select()
+      .from(devices)
+      .where(and(eq(devices.tenantId, p("tenantId")), eq(devices.environment, p("environment"))))
+      .orderBy(asc(devices.createdAt), asc(devices.id))
+      .prepare(),
+  };
+}
+
+const cache = new WeakMap<Database, ReturnType<typeof prepareAll>>();
+function statements(db: Db) {
+  const client = rawClient(db);
+  let s = cache.get(client);
+  if (!s) cache.set(client, (s = prepareAll(client)));
+  return s;
+}
+
+/**
+ * contract §12: events in commit order (their seq), optionally of one status. Without a status the
+ * page is merged from one index range per status, so it never scans other tenants' events.
+ */
+export function listEvents(store: Store, scope: Scope, status: MatchStatus | undefined, after: string | undefined, limit: number) {
+  const from = after === undefined ? 0 : decodeCursor("event", after, "/after");
+  const s = statements(store.db);
+  const rows: EventRow[] = store.db.transaction(() =>
+    (status ? [status] : ALL_STATUSES).flatMap((st) => s.eventsByStatus.all({ ...scope, status: st, after: from, limit: limit + 1 })),
+  );
+  rows.sort((a, b) => a.seq - b.seq);
+  const page = rows.slice(0, limit);
+  const last = page.length > 0 ? page[page.length - 1]!.seq : from;
+  return { data: page.map(eventView), next_cursor: encodeCursor("event", last), has_more: rows.length > limit };
+}
+
+function healthOf(json: string | null): Record<string, unknown> {
+  if (!json) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== "object" || parsed === null) return {};
+  const out: Record<string, unknown> = {};
+  for (const k of HEALTH_FIELDS) if ((parsed as Record<string, unknown>)[k] !== undefined) out[k] = (parsed as Record<string, unknown>)[k];
+  return out;
+}
+
+/** contract §12: the tenant's phones in this environment, with liveness from signed heartbeats. */
+export function listDevices(store: Store, scope: Scope, now: number) {
+  return {
+    data: statements(store.db)
+      .devices.all({ ...scope })
+      .map((d) => {
+        const health = healthOf(d.health);
+        return {
+          device_id: d.id,
+          label: d.label,
+          platform: d.platform,
+          app_version: typeof health.app_version === "string" ? health.app_version : d.appVersion,
+          os_version: typeof health.os_version === "string" ? health.os_version : d.osVersion,
+          status: d.status,
+          online: d.status === "active" && d.lastHeartbeatAt !== null && now - d.lastHeartbeatAt <= ONLINE_WINDOW_MS,
+          last_seen_at: d.lastSeenAt,
+          last_heartbeat_at: d.lastHeartbeatAt,
+          health,
+        };
+      }),
+  };
+}

@@ -1,0 +1,220 @@
+// Storage for the matching engine: the few reads and writes matching needs, as drizzle prepared
+// statements (hot path: every payment event runs them). Each statement narrows by an index:
+// orders_candidates_idx (tenant, environment, status, expected_amount) for candidates and
+// events_waiting_amount_idx (tenant, environment, match_status, amount) for waiting payments;
+// test/matching-store.test.ts checks the query plans.
+import type { Database } from "bun:sqlite";
+import { and, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import type { Db } from "../store/db";
+import * as schema from "../store/schema";
+import type { Environment } from "../store/schema";
+import { EARLY_PAYMENT_MS, type OrderFacts, type PaymentFacts } from "./engine";
+
+const { orders, events, matches } = schema;
+const p = sql.placeholder;
+
+export interface Scope {
+  tenantId: string;
+  environment: Environment;
+}
+
+export type EventRow = typeof events.$inferSelect;
+export type OrderRow = typeof orders.$inferSelect;
+export type MatchRow = typeof matches.$inferSelect;
+export type WaitingPayment = PaymentFacts & { matchStatus: EventRow["matchStatus"] };
+
+/** Payment statuses that wait for an order (contract §10); duplicates never match. */
+export const WAITING: EventRow["matchStatus"][] = ["unmatched", "ambiguous"];
+
+/** The bun:sqlite connection under a drizzle database or transaction (both share it). */
+export function rawClient(db: Db): Database {
+  const d = db as unknown as { $client?: Database; session?: { client?: Database } };
+  const client = d.$client ?? d.session?.client;
+  if (!client) throw new Error("expected a drizzle bun:sqlite database or transaction");
+  return client;
+}
+
+const orderFacts = {
+  id: orders.id,
+  expectedAmount: orders.expectedAmount,
+  currency: orders.currency,
+  status: orders.status,
+  createdAt: orders.createdAt,
+  expiresAt: orders.expiresAt,
+  customerName: orders.customerName,
+  securityCode: orders.securityCode,
+};
+
+const paymentFacts = {
+  seq: events.seq,
+  amount: events.amount,
+  currency: events.currency,
+  occurredAt: events.occurredAt,
+  payerName: events.payerName,
+  securityCode: events.securityCode,
+  matchStatus: events.matchStatus,
+};
+
+function prepareAll(client: Database) {
+  const db = drizzle(client, { schema });
+  return {
+    /** Pending orders with this expected amount whose window may hold `occurredAt`, not expired at `now`. */
+    candidateOrders: db
+      .select(orderFacts)
+      .from(orders)
+      .where(
+        and(
+          eq(orders.tenantId, p("tenantId")),
+          eq(orders.environment, p("environment")),
+          eq(orders.status, "pending"),
+          eq(orders.expectedAmount, p("amount")),
+          gte(orders.expiresAt, p("notExpiredBefore")),
+          lte(orders.createdAt, p("createdAtMost")),
+        ),
+      )
+      .prepare(),
+    /** Waiting payments of an amount that occurred inside [from, to]. */
+    waitingPayments: db
+      .select(paymentFacts)
+      .from(events)
+      .where(
+        and(
+          eq(events.tenantId, p("tenantId")),
+          eq(events.environment, p("environment")),
+          inArray(events.matchStatus, WAITING),
+          eq(events.amount, p("amount")),
+          gte(events.occurredAt, p("from")),
+          lte(events.occurredAt, p("to")),
+        ),
+      )
+      .prepare(),
+    eventBySeq: db.select().from(events).where(eq(events.seq, p("seq"))).prepare(),
+    orderByKey: db
+      .select()
+      .from(orders)
+      .where(and(eq(orders.tenantId, p("tenantId")), eq(orders.environment, p("environment")), eq(orders.id, p("id"))))
+      .prepare(),
+    insertMatch: db
+      .insert(matches)
+      .values({
+        id: p("id"),
+        tenantId: p("tenantId"),
+        environment: p("environment"),
+        orderId: p("orderId"),
+        eventSeq: p("eventSeq"),
+        eventId: p("eventId"),
+        deviceId: p("deviceId"),
+        amount: p("amount"),
+        currency: p("currency"),
+        source: p("source"),
+        payerName: p("payerName"),
+        securityCode: p("securityCode"),
+        reference: p("reference"),
+        occurredAt: p("occurredAt"),
+        matchedAt: p("matchedAt"),
+        method: p("method"),
+      })
+      .returning()
+      .prepare(),
+    /** Only a pending or expired order can be matched; the row count tells whether it was. */
+    markOrderMatched: db
+      .update(orders)
+      .set({ status: "matched", matchId: sql`${p("matchId")}`, updatedAt: sql`${p("now")}` })
+      .where(
+        and(
+          eq(orders.tenantId, p("tenantId")),
+          eq(orders.environment, p("environment")),
+          eq(orders.id, p("id")),
+          inArray(orders.status, ["pending", "expired"]),
+        ),
+      )
+      .prepare(),
+    /** Only a waiting event can be matched. */
+    markEventMatched: db
+      .update(events)
+      .set({ matchStatus: "matched", orderId: sql`${p("orderId")}` })
+      .where(and(eq(events.seq, p("seq")), inArray(events.matchStatus, WAITING)))
+      .prepare(),
+    setWaitingStatus: db
+      .update(events)
+      .set({ matchStatus: sql`${p("status")}` })
+      .where(and(eq(events.seq, p("seq")), inArray(events.matchStatus, WAITING)))
+      .prepare(),
+    /** Pending orders whose expiry has passed and that the sweeper has not handled yet (orders_expiry_idx). */
+    expiredPending: db
+      .select()
+      .from(orders)
+      .where(and(eq(orders.status, "pending"), lt(orders.expiresAt, p("now"))))
+      .limit(p("limit"))
+      .prepare(),
+    markExpired: db
+      .update(orders)
+      .set({ status: "expired" })
+      .where(
+        and(
+          eq(orders.tenantId, p("tenantId")),
+          eq(orders.environment, p("environment")),
+          eq(orders.id, p("id")),
+          eq(orders.status, "pending"),
+          lt(orders.expiresAt, p("now")),
+        ),
+      )
+      .prepare(),
+  };
+}
+
+export type MatchingStatements = ReturnType<typeof prepareAll>;
+
+const cache = new WeakMap<Database, MatchingStatements>();
+
+/** Prepared once per connection; usable inside any transaction on that connection. */
+export function statements(db: Db): MatchingStatements {
+  const client = rawClient(db);
+  let s = cache.get(client);
+  if (!s) {
+    s = prepareAll(client);
+    cache.set(client, s);
+  }
+  return s;
+}
+
+/** Pending orders that could take a payment of `payment.amount` that occurred at `payment.occurredAt`. */
+export function candidateOrdersFor(s: MatchingStatements, scope: Scope, payment: PaymentFacts, now: number): OrderFacts[] {
+  return s.candidateOrders.all({
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    amount: payment.amount,
+    notExpiredBefore: Math.max(now, payment.occurredAt),
+    createdAtMost: payment.occurredAt + EARLY_PAYMENT_MS,
+  });
+}
+
+/** Waiting payments that could concern an order with this amount and window. */
+export function waitingPaymentsFor(
+  s: MatchingStatements,
+  scope: Scope,
+  order: Pick<OrderFacts, "expectedAmount" | "createdAt" | "expiresAt">,
+): WaitingPayment[] {
+  return s.waitingPayments.all({
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    amount: order.expectedAmount,
+    from: order.createdAt - EARLY_PAYMENT_MS,
+    to: order.expiresAt,
+  });
+}
+
+/** Rows changed by a prepared UPDATE (bun:sqlite returns them; drizzle's types say void). */
+export const changes = (result: unknown): number => (result as { changes: number }).changes;
+
+export function paymentFactsOf(e: EventRow): PaymentFacts {
+  return {
+    seq: e.seq,
+    amount: e.amount,
+    currency: e.currency,
+    occurredAt: e.occurredAt,
+    payerName: e.payerName,
+    securityCode: e.securityCode,
+  };
+}
