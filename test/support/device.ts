@@ -9,7 +9,11 @@ export function clientOptions(t: TestApp, ip = "127.0.0.1"): ClientOptions {
   return {
     fetch: (r) => t.app.handle(r, ip),
     now: () => t.clock.now(),
-    sleep: async (ms) => t.clock.advance(ms),
+    // Move the clock instead of waiting, and let the event loop turn once (pending commits finish).
+    sleep: async (ms) => {
+      t.clock.advance(ms);
+      await new Promise((r) => setImmediate(r));
+    },
   };
 }
 
