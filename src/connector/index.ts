@@ -7,6 +7,7 @@ import { deviceViewRoutes } from "./devices-view";
 import { eventViewRoutes } from "./events-view";
 import { matchRoutes } from "./matches";
 import { orderRoutes } from "./orders";
+import { testPaymentRoutes } from "./test-payments";
 
 export const connectorRoutes = (deps: AppDeps) => {
   const authenticate = connectorAuthenticator(deps);
@@ -14,5 +15,6 @@ export const connectorRoutes = (deps: AppDeps) => {
     .use(orderRoutes(deps, authenticate))
     .use(matchRoutes(deps, authenticate))
     .use(eventViewRoutes(deps, authenticate))
-    .use(deviceViewRoutes(deps, authenticate));
+    .use(deviceViewRoutes(deps, authenticate))
+    .use(testPaymentRoutes(deps, authenticate));
 };

@@ -33,7 +33,7 @@ function prepareAll(client: Database) {
           eq(orders.status, "pending"),
           gte(orders.expectedAmount, p("low")),
           lte(orders.expectedAmount, p("high")),
-          gte(orders.expiresAt, p("now")),
+          gte(sql`+${orders.expiresAt}`, p("now")), // + : use the amount index, not orders_expiry_idx
         ),
       )
       .prepare(),

@@ -1,0 +1,237 @@
+// The matching engine against the database: payments through ingestion, orders through sync,
+// re-evaluation, expiry and the sweeper, and the query plans (indexes, never scans).
+import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { ManualClock } from "../src/clock";
+import { matchNewEvent, sweepExpiredOrders } from "../src/matching/service";
+import { statements } from "../src/matching/store";
+import { ApiError } from "../src/http/errors";
+import type { Db } from "../src/store/db";
+import { createTenant } from "../src/tenants/service";
+import { makeTestApp } from "./support/harness";
+import { eventRow, matchCount, order, orderRow, pay, sync, type Scope } from "./support/connector";
+
+const t = await makeTestApp();
+afterAll(() => t.close());
+const { store, clock } = t;
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+
+let scope: Scope;
+beforeEach(() => {
+  scope = { tenantId: createTenant(store.db, clock, "Bodega").tenant_id, environment: "test" };
+});
+
+describe("a payment and its order", () => {
+  test("a payment with one candidate matches at once", async () => {
+    sync(store, clock, scope, [order("A-1", 2500)]);
+    const p = await pay(store, clock, scope, { amount: 2500 });
+    expect(p.match).toEqual({ status: "matched", order_id: "A-1" });
+    expect(orderRow(store, scope, "A-1")!.status).toBe("matched");
+    expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "A-1" });
+  });
+
+  test("a payment before its order waits, and matches when the order is synced", async () => {
+    const p = await pay(store, clock, scope, { amount: 2500, payerName: "Yanina Man*" });
+    expect(p.match.status).toBe("unmatched");
+    clock.advance(30_000);
+    const [o] = sync(store, clock, scope, [order("A-1", 2500, { created_at: clock.now() - 60_000 })]);
+    expect(o!.status).toBe("matched");
+    expect(o!.match).toMatchObject({ event_id: p.eventId, method: "auto", amount: 2500 });
+    expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "A-1" });
+  });
+
+  test("a payment more than 120 s before the order was created does not match it", async () => {
+    const p = await pay(store, clock, scope, { amount: 2500, occurredAt: clock.now() - 120_001 });
+    sync(store, clock, scope, [order("A-1", 2500, { created_at: clock.now() })]);
+    expect(eventRow(store, p.eventId)!.match_status).toBe("unmatched");
+    expect(orderRow(store, scope, "A-1")!.status).toBe("pending");
+  });
+
+  test("a payment exactly 120 s before the order was created matches it", async () => {
+    const p = await pay(store, clock, scope, { amount: 2500, occurredAt: clock.now() - 120_000 });
+    sync(store, clock, scope, [order("A-1", 2500, { created_at: clock.now() })]);
+    expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "A-1" });
+  });
+
+  test("two orders of S/ 25.00 at the same moment: the payment is ambiguous, nothing is marked paid", async () => {
+    sync(store, clock, scope, [order("A-1", 2500), order("A-2", 2500)]);
+    const p = await pay(store, clock, scope, { amount: 2500 });
+    expect(p.match).toEqual({ status: "ambiguous", order_id: null });
+    expect(orderRow(store, scope, "A-1")!.status).toBe("pending");
+    expect(orderRow(store, scope, "A-2")!.status).toBe("pending");
+  });
+
+  test("cancelling one of two candidates settles the waiting payment on the other", async () => {
+    sync(store, clock, scope, [order("A-1", 2500), order("A-2", 2500)]);
+    const p = await pay(store, clock, scope, { amount: 2500 });
+    const [a1, a2] = sync(store, clock, scope, [order("A-1", 2500, { status: "cancelled" }), order("A-2", 2500)]);
+    expect(a1!.status).toBe("cancelled");
+    expect(a2!.status).toBe("matched");
+    expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "A-2" });
+  });
+
+  test("an order that could take two waiting payments is left for a person", async () => {
+    const p1 = await pay(store, clock, scope, { amount: 2500 });
+    const p2 = await pay(store, clock, scope, { amount: 2500, source: "plin" });
+    const [o] = sync(store, clock, scope, [order("A-1", 2500, { created_at: clock.now() - MIN })]);
+    expect(o!.status).toBe("pending");
+    expect(eventRow(store, p1.eventId)!.match_status).toBe("ambiguous");
+    expect(eventRow(store, p2.eventId)!.match_status).toBe("ambiguous");
+    // a third payment cannot jump the queue either
+    const p3 = await pay(store, clock, scope, { amount: 2500, source: "bbva" });
+    expect(p3.match.status).toBe("ambiguous");
+    expect(orderRow(store, scope, "A-1")!.status).toBe("pending");
+  });
+
+  test("the order's side uses the same rules: the waiting payment with the customer's name wins", async () => {
+    const p1 = await pay(store, clock, scope, { amount: 2500, payerName: "Luis Q*" });
+    const p2 = await pay(store, clock, scope, { amount: 2500, payerName: "Yanina Man*", source: "plin" });
+    sync(store, clock, scope, [order("A-1", 2500, { created_at: clock.now() - MIN, customer_name: "Yanina Manrique López" })]);
+    expect(eventRow(store, p2.eventId)).toMatchObject({ match_status: "matched", order_id: "A-1" });
+    expect(eventRow(store, p1.eventId)!.match_status).not.toBe("matched");
+  });
+
+  test("re-pricing a pending order re-evaluates payments of the new amount", async () => {
+    sync(store, clock, scope, [order("A-1", 2500)]);
+    const p = await pay(store, clock, scope, { amount: 3000 });
+    expect(p.match.status).toBe("unmatched");
+    const [o] = sync(store, clock, scope, [order("A-1", 3000)]);
+    expect(o!.status).toBe("matched");
+  });
+
+  test("a duplicate from a second phone never matches", async () => {
+    const first = await pay(store, clock, scope, { amount: 2500, reference: "OP-1", deviceId: "dev_phone1" });
+    const dup = await pay(store, clock, scope, { amount: 2500, reference: "OP-1", deviceId: "dev_phone2" });
+    expect(first.match.status).toBe("unmatched");
+    expect(dup.match.status).toBe("duplicate");
+    const [o] = sync(store, clock, scope, [order("A-1", 2500, { created_at: clock.now() - MIN })]);
+    expect(o!.match!.event_id).toBe(first.eventId); // the duplicate is no rival
+    expect(eventRow(store, dup.eventId)!.match_status).toBe("duplicate");
+  });
+
+  test("a second phone reporting an already matched payment: duplicate, no second match", async () => {
+    sync(store, clock, scope, [order("A-1", 2500)]);
+    const before = matchCount(store);
+    const first = await pay(store, clock, scope, { amount: 2500, payerName: "Ana", deviceId: "dev_p1" });
+    const second = await pay(store, clock, scope, { amount: 2500, payerName: "Ana", deviceId: "dev_p2", occurredAt: clock.now() - 30_000 });
+    expect(first.match.status).toBe("matched");
+    expect(second.match.status).toBe("duplicate");
+    expect(matchCount(store)).toBe(before + 1);
+  });
+});
+
+describe("expiry", () => {
+  test("exactly at expires_at an order still matches; 1 ms later it does not", async () => {
+    const now = clock.now();
+    sync(store, clock, scope, [order("A-1", 2500, { created_at: now - HOUR, expires_at: now + MIN }), order("A-2", 2600, { created_at: now - HOUR, expires_at: now + MIN })]);
+    clock.set(now + MIN);
+    expect((await pay(store, clock, scope, { amount: 2500 })).match.status).toBe("matched");
+    clock.set(now + MIN + 1);
+    expect((await pay(store, clock, scope, { amount: 2600, occurredAt: now + MIN })).match.status).toBe("unmatched");
+    clock.set(now);
+  });
+
+  test("an expired order stops matching without the sweeper, and the sweeper settles what it kept ambiguous", async () => {
+    const now = clock.now();
+    sync(store, clock, scope, [
+      order("A-1", 2500, { created_at: now - HOUR, expires_at: now + MIN }),
+      order("A-2", 2500, { created_at: now - HOUR, expires_at: now + HOUR }),
+    ]);
+    const p = await pay(store, clock, scope, { amount: 2500 });
+    expect(p.match.status).toBe("ambiguous");
+    clock.set(now + MIN + 1);
+    // reads as expired at once
+    expect(sync(store, clock, scope, [order("A-1", 2500)])[0]!.status).toBe("expired");
+    expect(orderRow(store, scope, "A-1")!.status).toBe("pending"); // not recorded yet: nothing changed
+    const swept = sweepExpiredOrders(store, clock.now());
+    expect(swept).toBeGreaterThanOrEqual(1);
+    expect(orderRow(store, scope, "A-1")!.status).toBe("expired");
+    expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "A-2" });
+    expect(sweepExpiredOrders(store, clock.now())).toBe(0); // idempotent
+    clock.set(now);
+  });
+
+  test("extending an expired order reopens it and matches what waited", async () => {
+    const now = clock.now();
+    sync(store, clock, scope, [order("A-1", 2500, { created_at: now - 2 * HOUR, expires_at: now - HOUR })]);
+    const p = await pay(store, clock, scope, { amount: 2500, occurredAt: now - 90 * MIN });
+    expect(p.match.status).toBe("unmatched");
+    const [o] = sync(store, clock, scope, [order("A-1", 2500, { created_at: now - 2 * HOUR, expires_at: now + HOUR })]);
+    expect(o!.status).toBe("matched");
+  });
+});
+
+describe("unique amounts", () => {
+  test("two orders of S/ 25.00 get 2500 and 2501; re-syncs keep them; a payment of 2501 matches the second", async () => {
+    const [a, b] = sync(store, clock, scope, [order("A-1", 2500, { unique_amount: true }), order("A-2", 2500, { unique_amount: true })]);
+    expect([a!.expected_amount, b!.expected_amount]).toEqual([2500, 2501]);
+    clock.advance(1000);
+    // re-sent in the other order: still the same amounts
+    const [b2, a2] = sync(store, clock, scope, [order("A-2", 2500, { unique_amount: true }), order("A-1", 2500, { unique_amount: true })]);
+    expect([a2!.expected_amount, b2!.expected_amount]).toEqual([2500, 2501]);
+    const p = await pay(store, clock, scope, { amount: 2501 });
+    expect(p.match).toEqual({ status: "matched", order_id: "A-2" });
+    // 2501 is free again (A-2 is no longer pending): the smallest free k is reused
+    const [c] = sync(store, clock, scope, [order("A-3", 2500, { unique_amount: true })]);
+    expect(c!.expected_amount).toBe(2501);
+  });
+
+  test("a plain order's amount counts as held", () => {
+    const [, u] = sync(store, clock, scope, [order("P-1", 4000), order("U-1", 4000, { unique_amount: true })]);
+    expect(u!.expected_amount).toBe(4001);
+  });
+
+  test("none free: 409 unique_amount_unavailable with order_id, and nothing of the batch is stored", () => {
+    sync(store, clock, scope, Array.from({ length: 100 }, (_, k) => order(`H-${k}`, 7000 + k)));
+    let error: unknown;
+    try {
+      sync(store, clock, scope, [order("NEW-1", 100), order("U-9", 7000, { unique_amount: true })]);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe("unique_amount_unavailable");
+    expect((error as ApiError).extra).toEqual({ order_id: "U-9" });
+    expect(orderRow(store, scope, "NEW-1")).toBeNull();
+  });
+});
+
+describe("matchNewEvent seam", () => {
+  test("records the outcome on the event row and refuses events that are not waiting", () => {
+    sync(store, clock, scope, [order("A-1", 2500)]);
+    const seq = store.sqlite
+      .query<{ seq: number }, any[]>(
+        `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, occurred_at, received_at,
+          body_hash, response_status, response_body, match_status) VALUES ('direct-1', NULL, ?, ?, 'payment.received', 'yape', 2500, 'PEN', ?, ?, 'h', 201, '{}', 'unmatched') RETURNING seq`,
+      )
+      .get(scope.tenantId, scope.environment, clock.now(), clock.now())!.seq;
+    const outcome = store.db.transaction((tx) => matchNewEvent(tx as unknown as Db, clock.now(), seq));
+    expect(outcome).toEqual({ status: "matched", orderId: "A-1" });
+    expect(eventRow(store, "direct-1")).toMatchObject({ match_status: "matched", order_id: "A-1" });
+    expect(() => store.db.transaction((tx) => matchNewEvent(tx as unknown as Db, clock.now(), seq))).toThrow(/only new, non-duplicate/);
+  });
+});
+
+describe("query plans: matching reads indexes, never scans", () => {
+  const plan = (sqlText: string, params: unknown[]) =>
+    store.sqlite
+      .query<{ detail: string }, any[]>(`EXPLAIN QUERY PLAN ${sqlText}`)
+      .all(...params)
+      .map((r) => r.detail)
+      .join("\n");
+
+  const s = statements(store.db);
+  const cases: [string, { getQuery(): { sql: string; params: unknown[] } }, RegExp][] = [
+    ["candidate orders", s.candidateOrders, /SEARCH orders USING INDEX orders_candidates_idx/],
+    ["waiting payments", s.waitingPayments, /SEARCH events USING INDEX events_waiting_amount_idx/],
+    ["expired pending orders", s.expiredPending, /SEARCH orders USING INDEX orders_expiry_idx/],
+    ["order by key", s.orderByKey, /SEARCH orders USING INDEX sqlite_autoindex_orders_1/],
+    ["event by seq", s.eventBySeq, /SEARCH events USING INTEGER PRIMARY KEY/],
+  ];
+  test.each(cases)("%s", (_n, stmt, expected) => {
+    const q = stmt.getQuery();
+    const text = plan(q.sql, q.params.map(() => 1));
+    expect(text).toMatch(expected);
+    expect(text).not.toMatch(/\bSCAN\b/);
+  });
+});
