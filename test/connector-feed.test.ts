@@ -1,0 +1,136 @@
+// contract §11: the matches feed (commit order, opaque cursors, resume after the last
+// acknowledgement, at least once) and its acknowledgement (monotonic, idempotent).
+import { afterAll, describe, expect, test } from "bun:test";
+import { encodeCursor } from "../src/connector/cursor";
+import { makeTestApp } from "./support/harness";
+import { bearer, order, pay, sync } from "./support/connector";
+
+const t = await makeTestApp();
+afterAll(() => t.close());
+
+async function shopWithMatches(n: number) {
+  const ten = t.tenant();
+  const scope = { tenantId: ten.tenant_id, environment: "test" as const };
+  const headers = bearer(ten.keys.test);
+  sync(t.store, t.clock, scope, Array.from({ length: n }, (_, i) => order(`F-${i}`, 1000 + i)));
+  const eventIds: string[] = [];
+  for (let i = n - 1; i >= 0; i--) {
+    // paid in reverse order of creation: the feed follows the payments (commit order)
+    const p = await pay(t.store, t.clock, scope, { amount: 1000 + i });
+    expect(p.match.status).toBe("matched");
+    eventIds.push(p.eventId);
+  }
+  return {
+    headers,
+    eventIds,
+    feed: (query = "") => t.request("GET", `/connector/v1/matches${query}`, { headers }),
+    ack: (through: unknown) => t.request("POST", "/connector/v1/matches/ack", { headers, body: { through } }),
+  };
+}
+
+test("matches come in commit order, paged by opaque cursors", async () => {
+  const s = await shopWithMatches(5);
+  const all = await s.feed();
+  expect(all.status).toBe(200);
+  expect(all.body.data.map((m: any) => m.event_id)).toEqual(s.eventIds);
+  expect(all.body.has_more).toBe(false);
+  expect(all.body.next_cursor).toBe(all.body.data[4].cursor);
+  expect(all.body.data[0]).toEqual({
+    id: expect.stringMatching(/^mat_/),
+    cursor: expect.any(String),
+    order_id: "F-4",
+    event_id: s.eventIds[0],
+    device_id: null,
+    amount: 1004,
+    currency: "PEN",
+    source: "yape",
+    payer_name: null,
+    security_code: null,
+    reference: null,
+    occurred_at: t.clock.now(),
+    matched_at: t.clock.now(),
+    method: "auto",
+  });
+
+  const p1 = await s.feed("?limit=2");
+  expect(p1.body.data.map((m: any) => m.order_id)).toEqual(["F-4", "F-3"]);
+  expect(p1.body.has_more).toBe(true);
+  const p2 = await s.feed(`?limit=2&after=${p1.body.next_cursor}`);
+  expect(p2.body.data.map((m: any) => m.order_id)).toEqual(["F-2", "F-1"]);
+  const p3 = await s.feed(`?limit=2&after=${p2.body.next_cursor}`);
+  expect(p3.body.data.map((m: any) => m.order_id)).toEqual(["F-0"]);
+  expect(p3.body.has_more).toBe(false);
+  const p4 = await s.feed(`?after=${p3.body.next_cursor}`);
+  expect(p4.body).toEqual({ data: [], next_cursor: p3.body.next_cursor, has_more: false });
+});
+
+test("poll, crash before acknowledging, poll again: the same matches; after the ack, only new ones", async () => {
+  const s = await shopWithMatches(3);
+  const first = await s.feed();
+  const again = await s.feed(); // the connector crashed: nothing was acknowledged
+  expect(again.body).toEqual(first.body);
+
+  const ack = await s.ack(first.body.data[1].cursor);
+  expect(ack.status).toBe(200);
+  expect(ack.body).toEqual({ acknowledged_through: first.body.data[1].cursor });
+  const resumed = await s.feed();
+  expect(resumed.body.data.map((m: any) => m.id)).toEqual([first.body.data[2].id]);
+
+  // acknowledging is idempotent and monotonic
+  expect((await s.ack(first.body.data[1].cursor)).body).toEqual({ acknowledged_through: first.body.data[1].cursor });
+  const older = await s.ack(first.body.data[0].cursor);
+  expect(older.status).toBe(200);
+  expect(older.body).toEqual({ acknowledged_through: first.body.data[1].cursor });
+  expect((await s.feed()).body.data).toHaveLength(1);
+
+  await s.ack(first.body.next_cursor);
+  expect((await s.feed()).body).toEqual({ data: [], next_cursor: first.body.next_cursor, has_more: false });
+  // `after` still reads from anywhere
+  expect((await s.feed(`?after=${encodeCursor("match", 0)}`)).body.data.length).toBeGreaterThanOrEqual(3);
+});
+
+test("a new tenant's feed starts from the beginning, with a cursor that can be acknowledged", async () => {
+  const ten = t.tenant();
+  const res = await t.request("GET", "/connector/v1/matches", { headers: bearer(ten.keys.live) });
+  expect(res.body).toEqual({ data: [], next_cursor: encodeCursor("match", 0), has_more: false });
+  const ack = await t.request("POST", "/connector/v1/matches/ack", { headers: bearer(ten.keys.live), body: { through: res.body.next_cursor } });
+  expect(ack.status).toBe(200);
+});
+
+describe("bad cursors and limits", () => {
+  const cases: [string, string, string, string][] = [
+    ["garbage", "?after=hello", "invalid_cursor", "/after"],
+    ["an events-view cursor", `?after=${encodeCursor("event", 1)}`, "invalid_cursor", "/after"],
+    ["a cursor ahead of the feed", `?after=${encodeCursor("match", 10_000_000)}`, "invalid_cursor", "/after"],
+    ["a non-canonical spelling", `?after=${encodeCursor("match", 1)}=`, "invalid_cursor", "/after"],
+    ["limit 0", "?limit=0", "invalid_request", "/limit"],
+    ["limit 501", "?limit=501", "invalid_request", "/limit"],
+    ["limit not a number", "?limit=ten", "invalid_request", "/limit"],
+    ["limit negative", "?limit=-1", "invalid_request", "/limit"],
+  ];
+  test.each(cases)("feed: %s", async (_n, query, code, field) => {
+    const ten = t.tenant();
+    const res = await t.request("GET", `/connector/v1/matches${query}`, { headers: bearer(ten.keys.test) });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe(code);
+    expect(res.body.errors[0].field).toBe(field);
+  });
+
+  const ackCases: [string, unknown, string][] = [
+    ["garbage", "nope", "invalid_cursor"],
+    ["ahead of the feed", encodeCursor("match", 10_000_000), "invalid_cursor"],
+    ["not a string", 5, "invalid_request"],
+    ["missing", undefined, "invalid_request"],
+  ];
+  test.each(ackCases)("ack: %s", async (_n, through, code) => {
+    const ten = t.tenant();
+    const res = await t.request("POST", "/connector/v1/matches/ack", { headers: bearer(ten.keys.test), body: through === undefined ? {} : { through } });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe(code);
+  });
+
+  test("limits 1 and 500 are accepted", async () => {
+    const ten = t.tenant();
+    for (const limit of [1, 500]) expect((await t.request("GET", `/connector/v1/matches?limit=${limit}`, { headers: bearer(ten.keys.test) })).status).toBe(200);
+  });
+});
