@@ -123,13 +123,14 @@ install_bun() {
       "On Debian or Ubuntu: sudo apt-get install -y nodejs npm" \
       "Then run ./install.sh again."
   say "Installing Bun with npm (npm install -g bun); this takes a minute."
-  local prefix
-  if npm install -g bun; then
-    prefix=$(npm prefix -g)
+  local prefix global
+  global=$(npm prefix -g)
+  if [ -w "$global" ] && { [ ! -e "$global/lib" ] || [ -w "$global/lib" ]; } && npm install -g bun; then
+    prefix=$global
   else
-    # Usually: not allowed to write npm's global folder (not root). Install for this user instead.
+    # Not allowed to write npm's global folder (not root): install for this user instead.
     prefix="$HOME/.bun"
-    note "Could not install Bun for all users; installing it for you only, in $prefix."
+    note "Installing Bun for you only, in $prefix (installing it for all users needs sudo)."
     npm install -g --prefix "$prefix" bun ||
       fail "npm could not install Bun." \
         "Check that this computer is connected to the internet, then run ./install.sh again." \
