@@ -3,6 +3,7 @@
 // while the event loop is busy are run together in one IMMEDIATE transaction, each in its own
 // savepoint (one failing write rolls back alone), and every promise settles only after COMMIT
 // returned: an answer still means "on disk".
+import type { Statement } from "bun:sqlite";
 import type { Db, Store } from "../store/db";
 
 interface Pending {
@@ -14,8 +15,16 @@ interface Pending {
 export class CommitQueue {
   private queue: Pending[] = [];
   private scheduled = false;
+  // Prepared once: drizzle's nested transaction() would prepare SAVEPOINT and RELEASE on every call.
+  private readonly savepoint: { begin: Statement; release: Statement; rollback: Statement };
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    this.savepoint = {
+      begin: store.sqlite.prepare("SAVEPOINT commit_queue_item"),
+      release: store.sqlite.prepare("RELEASE commit_queue_item"),
+      rollback: store.sqlite.prepare("ROLLBACK TO commit_queue_item"),
+    };
+  }
 
   /** Runs `run` (synchronous, inside the shared transaction) and resolves once it is committed. */
   submit<T>(run: (tx: Db) => T): Promise<T> {
@@ -37,10 +46,16 @@ export class CommitQueue {
     try {
       this.store.db.transaction(
         (tx) => {
+          const sp = this.savepoint;
           for (const item of batch) {
+            sp.begin.run();
             try {
-              outcomes.push({ ok: true, value: tx.transaction((sp) => item.run(sp as unknown as Db)) });
+              const value = item.run(tx as unknown as Db);
+              sp.release.run();
+              outcomes.push({ ok: true, value });
             } catch (error) {
+              sp.rollback.run(); // undoes this item's writes only…
+              sp.release.run(); // …and takes its savepoint off the stack
               outcomes.push({ ok: false, error });
             }
           }

@@ -204,11 +204,11 @@ function statementsOf(store: Store): Statements {
       touchDevice: db.prepare(`UPDATE devices SET last_seen_at = ? WHERE id = ?`),
       dupByReference: db.prepare(
         `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND reference = ?
-           AND device_id IS NOT NULL AND device_id <> ? ORDER BY seq LIMIT ${CANDIDATE_LIMIT}`,
+           AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
       ),
       dupByDetails: db.prepare(
         `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND amount = ?
-           AND occurred_at BETWEEN ? AND ? AND device_id IS NOT NULL AND device_id <> ? ORDER BY seq LIMIT ${CANDIDATE_LIMIT}`,
+           AND occurred_at BETWEEN ? AND ? AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
       ),
     };
     statements.set(store, s);
