@@ -125,7 +125,7 @@ install_bun() {
   say "Installing Bun with npm (npm install -g bun); this takes a minute."
   local prefix global
   global=$(npm prefix -g)
-  if [ -w "$global" ] && { [ ! -e "$global/lib" ] || [ -w "$global/lib" ]; } && npm install -g bun; then
+  if mkdir -p "$global/lib" "$global/bin" 2>/dev/null && [ -w "$global/lib" ] && [ -w "$global/bin" ] && npm install -g bun; then
     prefix=$global
   else
     # Not allowed to write npm's global folder (not root): install for this user instead.
