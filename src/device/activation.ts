@@ -5,7 +5,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { Clock } from "../clock";
 import { base64url, newId } from "../ids";
-import { jsonBody } from "../http/body";
+import { BODY_LIMITS, jsonBody } from "../http/body";
 import { ApiError, type FieldError } from "../http/errors";
 import { describe } from "../http/openapi";
 import { infoOf } from "../http/request-info";
@@ -209,6 +209,7 @@ export const activationRoutes = (deps: AppDeps) => {
             "activation_code_expired",
             ["license_suspended", { license: { status: "suspended", reason: "suspended", plan: "standard", max_devices: 5, devices_in_use: 1, expires_at: null } }],
             ["device_limit_reached", { license: { status: "active", reason: null, plan: "standard", max_devices: 5, devices_in_use: 5, expires_at: null } }],
+            ["payload_too_large", { max_bytes: BODY_LIMITS.activation }],
           ],
         }),
       },

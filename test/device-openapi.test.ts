@@ -1,0 +1,95 @@
+// GET /docs/json documents every device endpoint: request and response schemas, examples, and
+// every error each one can answer (contract §1, §4–§7).
+import { afterAll, expect, test } from "bun:test";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { ActivationRequestSchema, HeartbeatRequestSchema } from "../src/device/model";
+import { PaymentEventSchema } from "../src/payments/model";
+import { makeTestApp } from "./support/harness";
+
+const t = await makeTestApp();
+afterAll(() => t.close());
+const doc = (await t.request("GET", "/docs/json")).body;
+
+/** status → error codes documented for an operation. */
+function documentedErrors(op: any): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [status, res] of Object.entries<any>(op.responses)) {
+    const examples = res.content?.["application/problem+json"]?.examples;
+    if (examples) out[status] = Object.values<any>(examples).map((e) => e.value.code).sort();
+  }
+  return out;
+}
+
+const SIGNED = {
+  "401": ["invalid_signature", "missing_auth_headers", "timestamp_out_of_window", "unknown_device", "unsupported_signature_alg"],
+  "403": ["device_revoked", "license_suspended"],
+  "413": ["payload_too_large"],
+  "415": ["unsupported_media_type"],
+  "429": ["rate_limited"],
+  "500": ["internal_error"],
+};
+
+test.each<[string, string, string, Record<string, string[]>]>([
+  [
+    "post",
+    "/device/v1/activation",
+    "201",
+    {
+      "400": ["invalid_request", "malformed_json"],
+      "403": ["device_limit_reached", "license_suspended"],
+      "404": ["activation_code_unknown"],
+      "410": ["activation_code_expired", "activation_code_used"],
+      "413": ["payload_too_large"],
+      "415": ["unsupported_media_type"],
+      "429": ["rate_limited"],
+      "500": ["internal_error"],
+    },
+  ],
+  [
+    "post",
+    "/device/v1/events",
+    "201",
+    {
+      ...SIGNED,
+      "400": ["event_too_old", "idempotency_key_mismatch", "idempotency_key_missing", "invalid_request", "malformed_json", "unsupported_currency", "unsupported_event_kind"],
+      "409": ["idempotency_key_in_use"],
+      "422": ["idempotency_key_reused"],
+    },
+  ],
+  ["post", "/device/v1/heartbeat", "200", { ...SIGNED, "400": ["invalid_request", "malformed_json"] }],
+  ["get", "/device/v1/time", "200", { "500": ["internal_error"] }],
+])("%s %s: success %s and every error code", (method, path, success, errors) => {
+  const op = doc.paths[path]?.[method];
+  expect(op).toBeDefined();
+  expect(op.tags).toEqual(["Device"]);
+  expect(op.responses[success].content["application/json"].schema).toBeDefined();
+  expect(op.responses[success].content["application/json"].example).toBeDefined();
+  expect(documentedErrors(op)).toEqual(errors);
+  if ("401" in errors) {
+    expect(op.security).toEqual([{ DeviceSignature: [], DeviceId: [], DeviceTimestamp: [] }]);
+    expect(op.responses["401"].headers["WWW-Authenticate"]).toBeDefined();
+  }
+  if (method === "post") expect(op.requestBody.content["application/json"].example).toBeDefined();
+});
+
+test("the documented request examples are valid bodies", () => {
+  const example = (path: string) => doc.paths[path].post.requestBody.content["application/json"].example;
+  expect(TypeCompiler.Compile(ActivationRequestSchema).Check(example("/device/v1/activation"))).toBe(true);
+  expect(TypeCompiler.Compile(PaymentEventSchema).Check(example("/device/v1/events"))).toBe(true);
+  expect(TypeCompiler.Compile(HeartbeatRequestSchema).Check(example("/device/v1/heartbeat"))).toBe(true);
+});
+
+test("integers render as integers, not string-or-integer", () => {
+  const props = doc.paths["/device/v1/events"].post.requestBody.content["application/json"].schema.properties;
+  expect(props.amount.type).toBe("integer");
+  expect(props.occurred_at.type).toBe("integer");
+  expect(props.amount.anyOf).toBeUndefined();
+});
+
+test("the events operation documents Idempotency-Key and Idempotent-Replayed", () => {
+  const op = doc.paths["/device/v1/events"].post;
+  expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["Idempotency-Key", "X-Signature-Alg"]));
+  expect(op.responses["201"].headers["Idempotent-Replayed"]).toBeDefined();
+  expect(doc.paths["/device/v1/activation"].post.responses["201"].headers["Cache-Control"]).toBeDefined();
+  expect(doc.paths["/device/v1/activation"].post.responses["413"].content["application/problem+json"].examples.payload_too_large.value.max_bytes).toBe(4096);
+});
