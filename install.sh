@@ -229,6 +229,7 @@ AS_OWNER="sudo"
 
 if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
   say "Writing the service $UNIT_DIR/cuadra.service."
+  mkdir -p "$UNIT_DIR"
   user_lines=""
   if [ "$OWNER" != root ]; then user_lines="User=$OWNER
 Group=$OWNER"; fi
