@@ -145,6 +145,7 @@ export const HealthSchema = T.Object(
     os_version: T.Optional(T.String()),
     queue_depth: T.Optional(Int({ minimum: 0 })),
     last_notification_at: T.Optional(EpochMs()),
+    reported_at: T.Optional(EpochMs("Signed timestamp of the heartbeat that carried this report")),
   },
   { description: "The latest heartbeat's fields (contract §7); `{}` before the first heartbeat" },
 );

@@ -31,6 +31,7 @@ const HEALTH_FIELDS = [
   "os_version",
   "queue_depth",
   "last_notification_at",
+  "reported_at",
 ] as const;
 
 function prepareAll(client: Database) {
