@@ -241,7 +241,7 @@ async function main() {
       `| bare Bun.serve hello                            | ${fmt(hello.perSecond).padStart(8)} | ${fmt(hello.p50ms, 2).padStart(6)} | ${fmt(hello.p99ms, 2).padStart(6)} | ${String(hello.non2xx).padStart(7)} |`,
       "",
       `ratio cuadra / hello: throughput ${fmt((100 * c.perSecond) / hello.perSecond, 1)} %, p50 ×${fmt(c.p50ms / hello.p50ms, 1)}, p99 ×${fmt(c.p99ms / hello.p99ms, 1)}`,
-      `events stored: ${cuadra.stored} of ${c.requests} requests sent${c.requests > EVENTS ? ` (more than ${EVENTS} pre-signed: the rest were replays)` : ""}`,
+      `events on disk after the run: ${cuadra.stored}; responses counted by wrk: ${c.requests} (requests still in flight when wrk stopped are stored but not counted)${c.requests > EVENTS ? `; more than ${EVENTS} pre-signed, so some were replays` : ""}`,
       ...(c.errors ? [`socket errors (cuadra): ${c.errors}`] : []),
       ...(hello.errors ? [`socket errors (hello): ${hello.errors}`] : []),
       `total bench time: ${fmt((Date.now() - started) / 1000, 1)} s`,
