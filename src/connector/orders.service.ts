@@ -47,7 +47,8 @@ function prepareAll(client: Database) {
 }
 
 const cache = new WeakMap<Database, ReturnType<typeof prepareAll>>();
-function statements(db: Db) {
+/** Prepared once per connection (exported for the query-plan tests). */
+export function statements(db: Db) {
   const client = rawClient(db);
   let s = cache.get(client);
   if (!s) cache.set(client, (s = prepareAll(client)));

@@ -1,0 +1,44 @@
+// The connector's hot queries read indexes, never scan (checked with EXPLAIN QUERY PLAN).
+import { afterAll, expect, test } from "bun:test";
+import { statements as feedStatements } from "../src/connector/matches.service";
+import { statements as orderStatements } from "../src/connector/orders.service";
+import { statements as viewStatements } from "../src/connector/views.service";
+import { makeTestApp } from "./support/harness";
+
+const t = await makeTestApp();
+afterAll(() => t.close());
+
+const plan = (q: { sql: string; params: unknown[] }) => {
+  const stmt = t.store.sqlite.prepare(`EXPLAIN QUERY PLAN ${q.sql}`);
+  const text = (stmt.all(...(q.params.map(() => 1) as never[])) as { detail: string }[]).map((r) => r.detail).join("\n");
+  stmt.finalize();
+  return text;
+};
+
+const o = orderStatements(t.store.db);
+const f = feedStatements(t.store.db);
+const v = viewStatements(t.store.db);
+const cases: [string, { getQuery(): { sql: string; params: unknown[] } }, RegExp][] = [
+  ["amounts held for unique amounts", o.heldAmounts, /SEARCH orders USING INDEX orders_candidates_idx \(tenant_id=\? AND environment=\? AND status=\? AND expected_amount>\? AND expected_amount<\?\)/],
+  ["order by key", o.orderByKey, /sqlite_autoindex_orders_1/],
+  ["match by id", o.matchById, /SEARCH matches USING INDEX matches_id_uq/],
+  ["feed page", f.page, /SEARCH matches USING INDEX matches_feed_idx \(tenant_id=\? AND environment=\? AND seq>\?\)/],
+  ["feed acknowledgement", f.acked, /sqlite_autoindex_feed_acks_1/],
+  ["newest match", f.lastSeq, /SEARCH matches/],
+  ["match of an order", f.matchByOrder, /matches_order_uq/],
+  ["match of an event", f.matchByEventSeq, /matches_event_uq/],
+  ["events by id", f.eventsById, /events_tenant_event_idx/],
+  ["events view by status", v.eventsByStatus, /SEARCH events USING INDEX events_status_idx \(tenant_id=\? AND environment=\? AND match_status=\? AND seq>\?\)/],
+];
+test.each(cases)("%s", (_n, stmt, expected) => {
+  const text = plan(stmt.getQuery());
+  expect(text).toMatch(expected);
+  expect(text).not.toMatch(/\bSCAN\b/);
+  expect(text).not.toMatch(/TEMP B-TREE/);
+});
+
+test("devices: by tenant and environment (a shop has a handful, sorting them is fine)", () => {
+  const text = plan(v.devices.getQuery());
+  expect(text).toMatch(/SEARCH devices USING INDEX devices_tenant_idx/);
+  expect(text).not.toMatch(/\bSCAN\b/);
+});
