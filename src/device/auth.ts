@@ -6,7 +6,7 @@ import type { AppDeps } from "../app";
 import { BODY_LIMITS, checkContentType, parseJsonBytes, readBodyLimited } from "../http/body";
 import { ApiError } from "../http/errors";
 import { infoOf } from "../http/request-info";
-import type { Store } from "../store/db";
+import { perStore } from "../store/db";
 import type { SecretBox } from "../store/secret-box";
 import type { Environment } from "../store/schema";
 import { getLicense } from "../tenants/service";
@@ -119,21 +119,14 @@ interface Statements {
   device: Statement<DeviceRow, [string]>;
 }
 
-const statements = new WeakMap<Store, Statements>();
-
-function statementsOf(store: Store): Statements {
-  let s = statements.get(store);
-  if (!s) {
-    s = {
-      device: store.sqlite.prepare(
-        `SELECT d.id, d.tenant_id, d.environment, d.label, d.status, d.secret_enc, t.license_status, t.license_expires_at
-           FROM devices d JOIN tenants t ON t.id = d.tenant_id WHERE d.id = ?`,
-      ),
-    };
-    statements.set(store, s);
-  }
-  return s;
-}
+const statementsOf = perStore(
+  (store): Statements => ({
+    device: store.sqlite.prepare(
+      `SELECT d.id, d.tenant_id, d.environment, d.label, d.status, d.secret_enc, t.license_status, t.license_expires_at
+         FROM devices d JOIN tenants t ON t.id = d.tenant_id WHERE d.id = ?`,
+    ),
+  }),
+);
 
 /** Decrypted secrets by device id: a secret never changes, so it is opened once per process. */
 class SecretCache {
@@ -148,13 +141,4 @@ class SecretCache {
   }
 }
 
-const caches = new WeakMap<Store, SecretCache>();
-
-function secretCacheOf(store: Store): SecretCache {
-  let c = caches.get(store);
-  if (!c) {
-    c = new SecretCache();
-    caches.set(store, c);
-  }
-  return c;
-}
+const secretCacheOf = perStore(() => new SecretCache());

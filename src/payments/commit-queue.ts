@@ -4,7 +4,7 @@
 // savepoint (one failing write rolls back alone), and every promise settles only after COMMIT
 // returned: an answer still means "on disk".
 import type { Statement } from "bun:sqlite";
-import type { Db, Store } from "../store/db";
+import { perStore, type Db, type Store } from "../store/db";
 
 interface Pending {
   run: (tx: Db) => unknown;
@@ -75,14 +75,5 @@ export class CommitQueue {
   }
 }
 
-const queues = new WeakMap<Store, CommitQueue>();
-
 /** The store's one commit queue. */
-export function commitQueueOf(store: Store): CommitQueue {
-  let q = queues.get(store);
-  if (!q) {
-    q = new CommitQueue(store);
-    queues.set(store, q);
-  }
-  return q;
-}
+export const commitQueueOf = perStore((store) => new CommitQueue(store));

@@ -6,7 +6,7 @@ import type { Clock } from "../clock";
 import { sha256Hex } from "../ids";
 import { ApiError } from "../http/errors";
 import { matchNewEvent } from "../matching/service";
-import type { Db, Store } from "../store/db";
+import { perStore, type Db, type Store } from "../store/db";
 import type { Environment } from "../store/schema";
 import { commitQueueOf } from "./commit-queue";
 import { findOriginal, DUPLICATE_WINDOW_MS, type Report, type StoredReport } from "./duplicates";
@@ -183,47 +183,31 @@ const ANSWER_COLUMNS = "body_hash, response_status, response_body";
 /** Enough candidates for any real shop; the rules pick among them. */
 const CANDIDATE_LIMIT = 200;
 
-const statements = new WeakMap<Store, Statements>();
-
-function statementsOf(store: Store): Statements {
-  let s = statements.get(store);
-  if (!s) {
-    const db = store.sqlite;
-    s = {
-      findByDevice: db.prepare(`SELECT ${ANSWER_COLUMNS} FROM events WHERE device_id = ? AND event_id = ?`),
-      findWithoutDevice: db.prepare(
-        `SELECT ${ANSWER_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND event_id = ? AND device_id IS NULL ORDER BY seq LIMIT 1`,
-      ),
-      insert: db.prepare(
-        `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, payer_name,
-           security_code, reference, occurred_at, received_at, raw, body_hash, response_status, response_body, match_status, duplicate_of)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', ?, ?)
-         ON CONFLICT (device_id, event_id) DO NOTHING RETURNING seq`,
-      ),
-      saveAnswer: db.prepare(`UPDATE events SET response_status = ?, response_body = ?, match_status = ?, order_id = ? WHERE seq = ?`),
-      touchDevice: db.prepare(`UPDATE devices SET last_seen_at = ? WHERE id = ?`),
-      dupByReference: db.prepare(
-        `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND reference = ?
-           AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
-      ),
-      dupByDetails: db.prepare(
-        `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND amount = ?
-           AND occurred_at BETWEEN ? AND ? AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
-      ),
-    };
-    statements.set(store, s);
-  }
-  return s;
-}
-
-const inFlightSets = new WeakMap<Store, Set<string>>();
+const statementsOf = perStore((store): Statements => {
+  const db = store.sqlite;
+  return {
+    findByDevice: db.prepare(`SELECT ${ANSWER_COLUMNS} FROM events WHERE device_id = ? AND event_id = ?`),
+    findWithoutDevice: db.prepare(
+      `SELECT ${ANSWER_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND event_id = ? AND device_id IS NULL ORDER BY seq LIMIT 1`,
+    ),
+    insert: db.prepare(
+      `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, payer_name,
+         security_code, reference, occurred_at, received_at, raw, body_hash, response_status, response_body, match_status, duplicate_of)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', ?, ?)
+       ON CONFLICT (device_id, event_id) DO NOTHING RETURNING seq`,
+    ),
+    saveAnswer: db.prepare(`UPDATE events SET response_status = ?, response_body = ?, match_status = ?, order_id = ? WHERE seq = ?`),
+    touchDevice: db.prepare(`UPDATE devices SET last_seen_at = ? WHERE id = ?`),
+    dupByReference: db.prepare(
+      `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND reference = ?
+         AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
+    ),
+    dupByDetails: db.prepare(
+      `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND amount = ?
+         AND occurred_at BETWEEN ? AND ? AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
+    ),
+  };
+});
 
 /** Events being stored right now, per store: the 409 idempotency_key_in_use of contract §6. */
-function inFlightOf(store: Store): Set<string> {
-  let s = inFlightSets.get(store);
-  if (!s) {
-    s = new Set();
-    inFlightSets.set(store, s);
-  }
-  return s;
-}
+const inFlightOf = perStore(() => new Set<string>());

@@ -92,3 +92,16 @@ function migrate(sqlite: Database, migrations: MigrationMeta[]): void {
     throw e;
   }
 }
+
+/** A value made once per open store (prepared statements, caches): `perStore(make)(store)`. */
+export function perStore<T>(make: (store: Store) => T): (store: Store) => T {
+  const made = new WeakMap<Store, T>();
+  return (store) => {
+    let value = made.get(store);
+    if (value === undefined) {
+      value = make(store);
+      made.set(store, value);
+    }
+    return value;
+  };
+}
