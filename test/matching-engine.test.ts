@@ -10,6 +10,7 @@ import {
   settlePayment,
   uniqueAmountOffset,
   type OrderFacts,
+  type OrderStatus,
   type PaymentFacts,
 } from "../src/matching/engine";
 import { namesCompatible, payerWords, nameWords } from "../src/matching/names";
@@ -89,7 +90,7 @@ describe("window: created_at − 120 000 ≤ occurred_at ≤ expires_at", () => 
 });
 
 describe("status: a pending order past expires_at reads as expired", () => {
-  const cases: [string, OrderFacts["status"], number, string][] = [
+  const cases: [string, OrderFacts["status"], number, OrderStatus][] = [
     ["pending, before expiry", "pending", NOW - 1, "pending"],
     ["pending, exactly at expires_at", "pending", NOW, "pending"],
     ["pending, 1 ms past", "pending", NOW + 1, "expired"],
