@@ -44,7 +44,7 @@ export function createApp(deps: AppDeps): App {
   const elysia = new Elysia({ name: "cuadra" })
     .onError(({ request, code, error }) => renderError(request, code, error, deps.logger, methodNotAllowed))
     .use(docsAssets)
-    .use(docs)
+    .use(docs())
     .use(healthRoutes(deps.store))
     .use(deviceRoutes(deps))
     .use(connectorRoutes(deps));

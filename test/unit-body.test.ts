@@ -169,7 +169,7 @@ describe("over a real socket", () => {
 
   function rawExchange(head: string, chunks: string[]): Promise<string> {
     return new Promise((resolve, reject) => {
-      const sock = connect(server.port, "127.0.0.1");
+      const sock = connect(server.port!, "127.0.0.1");
       let received = "";
       const timer = setTimeout(() => {
         sock.destroy();

@@ -26,44 +26,50 @@ export const docsAssets = new Elysia({ name: "docs-assets" }).get(
   { detail: { hide: true } },
 );
 
-export const docs = openapi({
-  path: "/docs",
-  specPath: "/docs/json",
-  provider: "swagger-ui",
-  swagger: {
-    cdn: "/docs/assets/swagger-ui-bundle.js",
-    theme: "/docs/assets/swagger-ui.css",
-    validatorUrl: "none",
-  },
-  documentation: {
-    info: { title: "Cuadra", version: VERSION, description: API_DESCRIPTION },
-    tags: [
-      { name: "Device", description: "Used by the Cuadra phone app. Signed with HMAC-SHA256 (see the DeviceSignature scheme)." },
-      { name: "Connector", description: "Used by the shop's software, with its secret key `sk_live_…` / `sk_test_…`." },
-      { name: "System", description: "Health and documentation; no authentication." },
-    ],
-    components: {
-      schemas: { Problem: ProblemSchema as never, License: LicenseSchema as never },
-      securitySchemes: {
-        ConnectorKey: {
-          type: "http",
-          scheme: "bearer",
-          description: "`Authorization: Bearer sk_live_…` (or `sk_test_…`). The key decides tenant and environment. Never in the query string.",
-        },
-        ConnectorKeyBasic: {
-          type: "http",
-          scheme: "basic",
-          description: "HTTP Basic with the key as user name and an empty password.",
-        },
-        DeviceSignature: { type: "apiKey", in: "header", name: "X-Signature", description: DEVICE_SIGNATURE_DESCRIPTION },
-        DeviceId: { type: "apiKey", in: "header", name: "X-Device-Id", description: "The `device_id` received on activation." },
-        DeviceTimestamp: {
-          type: "apiKey",
-          in: "header",
-          name: "X-Timestamp",
-          description: "Epoch milliseconds of the request, within ±300 000 ms of server time. Also send `X-Signature-Alg: HMAC-SHA256`.",
+/**
+ * A new plugin per app: the plugin answers /docs with one static Response, and Elysia clones it
+ * when an app mounts it. Shared between apps (tests make many in one process), a body already read
+ * made every later createApp throw "Body is disturbed or locked".
+ */
+export const docs = () =>
+  openapi({
+    path: "/docs",
+    specPath: "/docs/json",
+    provider: "swagger-ui",
+    swagger: {
+      cdn: "/docs/assets/swagger-ui-bundle.js",
+      theme: "/docs/assets/swagger-ui.css",
+      validatorUrl: "none",
+    },
+    documentation: {
+      info: { title: "Cuadra", version: VERSION, description: API_DESCRIPTION },
+      tags: [
+        { name: "Device", description: "Used by the Cuadra phone app. Signed with HMAC-SHA256 (see the DeviceSignature scheme)." },
+        { name: "Connector", description: "Used by the shop's software, with its secret key `sk_live_…` / `sk_test_…`." },
+        { name: "System", description: "Health and documentation; no authentication." },
+      ],
+      components: {
+        schemas: { Problem: ProblemSchema as never, License: LicenseSchema as never },
+        securitySchemes: {
+          ConnectorKey: {
+            type: "http",
+            scheme: "bearer",
+            description: "`Authorization: Bearer sk_live_…` (or `sk_test_…`). The key decides tenant and environment. Never in the query string.",
+          },
+          ConnectorKeyBasic: {
+            type: "http",
+            scheme: "basic",
+            description: "HTTP Basic with the key as user name and an empty password.",
+          },
+          DeviceSignature: { type: "apiKey", in: "header", name: "X-Signature", description: DEVICE_SIGNATURE_DESCRIPTION },
+          DeviceId: { type: "apiKey", in: "header", name: "X-Device-Id", description: "The `device_id` received on activation." },
+          DeviceTimestamp: {
+            type: "apiKey",
+            in: "header",
+            name: "X-Timestamp",
+            description: "Epoch milliseconds of the request, within ±300 000 ms of server time. Also send `X-Signature-Alg: HMAC-SHA256`.",
+          },
         },
       },
     },
-  },
-});
+  });
