@@ -1,6 +1,6 @@
 // End to end over the built binary (dist/cuadra), started from another directory on a free loopback
 // port with a temporary data dir: what a merchant and an admin actually run.
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { connect as netConnect } from "node:net";
@@ -12,6 +12,10 @@ import { hmacSha256Hex, sha256Hex } from "../src/ids";
 import { openStore } from "../src/store/db";
 import { addNews, createTenant } from "../src/tenants/service";
 import { BINARY, buildBinary, cli, freePort, tempDataDir } from "./support/e2e";
+
+// Each test starts processes of a 110 MB binary; on a loaded CI machine that takes seconds.
+// (bunfig.toml's `[test] timeout` is not a Bun setting: without this the default is 5 s.)
+setDefaultTimeout(60_000);
 
 beforeAll(async () => {
   await buildBinary();
