@@ -223,7 +223,7 @@ describe("query plans: matching reads indexes, never scans", () => {
   const s = statements(store.db);
   const cases: [string, { getQuery(): { sql: string; params: unknown[] } }, RegExp][] = [
     ["candidate orders", s.candidateOrders, /SEARCH orders USING INDEX orders_candidates_idx/],
-    ["waiting payments", s.waitingPayments, /SEARCH events USING INDEX events_waiting_amount_idx/],
+    ["waiting payments", s.waitingPayments, /SEARCH events USING INDEX events_waiting_amount_idx \(tenant_id=\? AND environment=\? AND match_status=\? AND amount=\? AND occurred_at>\? AND occurred_at<\?\)/],
     ["expired pending orders", s.expiredPending, /SEARCH orders USING INDEX orders_expiry_idx/],
     ["order by key", s.orderByKey, /SEARCH orders USING INDEX sqlite_autoindex_orders_1/],
     ["event by seq", s.eventBySeq, /SEARCH events USING INTEGER PRIMARY KEY/],

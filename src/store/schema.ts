@@ -127,7 +127,9 @@ export const events = sqliteTable(
     index("events_dup_reference_idx").on(t.tenantId, t.environment, t.source, t.reference),
     index("events_dup_amount_idx").on(t.tenantId, t.environment, t.source, t.amount, t.occurredAt),
     index("events_status_idx").on(t.tenantId, t.environment, t.matchStatus, t.seq),
-    index("events_waiting_amount_idx").on(t.tenantId, t.environment, t.matchStatus, t.amount),
+    // Waiting payments of an amount inside an order's window (matching, contract §10): occurred_at
+    // in the index keeps the lookup a range even with years of unmatched walk-in payments.
+    index("events_waiting_amount_idx").on(t.tenantId, t.environment, t.matchStatus, t.amount, t.occurredAt),
   ],
 );
 
