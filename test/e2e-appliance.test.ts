@@ -358,6 +358,22 @@ describe("the command line against a running server", () => {
     });
     expect(withNews.body.news.find((n: any) => n.id === news.json.news_id)).toMatchObject({ title: "Feriado", body: "Cerramos el lunes", level: "info" });
 
+    // Revoke the shop's live key: the connector answers 401 within 1 s; the test key still works.
+    const connector = (key: string) => fetch(`${s.url}/connector/v1/devices`, { headers: { authorization: `Bearer ${key}` } });
+    const liveKey: string = init.json.keys.live;
+    const testKey: string = init.json.keys.test;
+    expect((await connector(liveKey)).status).toBe(200);
+    const keys = await cli(dir, ["key", "list", "--tenant", tenantId, "--json"]);
+    const liveKeyId = keys.json.find((k: any) => k.environment === "live").key_id;
+    expect((await cli(dir, ["key", "revoke", liveKeyId, "--json"])).code).toBe(0);
+    const unauthorized = await within(1000, "the connector refuses the revoked key", async () => {
+      const res = await connector(liveKey);
+      return res.status === 401 ? res : undefined;
+    });
+    expect((await unauthorized.json()).code).toBe("api_key_invalid");
+    expect(unauthorized.headers.get("www-authenticate")).toStartWith("Bearer");
+    expect((await connector(testKey)).status).toBe(200);
+
     // Revoke the phone: refused within 1 s.
     const revoke = await cli(dir, ["device", "revoke", deviceId, "--json"]);
     expect(revoke.json).toEqual({ device_id: deviceId, status: "revoked" });
