@@ -151,6 +151,17 @@ describe("expiry", () => {
     clock.set(now);
   });
 
+  test("the sweeper works through any number of orders, in batches", () => {
+    const now = clock.now();
+    sync(store, clock, scope, Array.from({ length: 450 }, (_, i) => order(`S-${i}`, 10_000 + i, { created_at: now - HOUR, expires_at: now + MIN })));
+    sweepExpiredOrders(store, now + MIN);
+    expect(orderRow(store, scope, "S-0")!.status).toBe("pending"); // exactly at expires_at: still pending
+    const swept = sweepExpiredOrders(store, now + MIN + 1);
+    expect(swept).toBeGreaterThanOrEqual(450);
+    expect(orderRow(store, scope, "S-449")!.status).toBe("expired");
+    expect(sweepExpiredOrders(store, now + MIN + 1)).toBe(0);
+  });
+
   test("extending an expired order reopens it and matches what waited", async () => {
     const now = clock.now();
     sync(store, clock, scope, [order("A-1", 2500, { created_at: now - 2 * HOUR, expires_at: now - HOUR })]);

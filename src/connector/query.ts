@@ -1,8 +1,7 @@
 // Query strings of the connector's list endpoints, validated like bodies (400 invalid_request with
 // JSON-pointer fields such as `/limit`). Values arrive as text; nothing is coerced silently.
 import { T } from "../http/schemas";
-import { validator } from "../http/validation";
-import { invalid } from "../http/validation";
+import { invalid, validator } from "../http/validation";
 import { MATCH_STATUSES, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "./model";
 
 export const LimitParam = {

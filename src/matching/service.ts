@@ -20,7 +20,6 @@ import {
   type EventRow,
   type MatchingStatements,
   type MatchRow,
-  type OrderRow,
   type Scope,
 } from "./store";
 
@@ -139,11 +138,6 @@ export function reevaluateWaiting(db: Db, scope: Scope, shapes: readonly OrderSh
     }
   }
   return made;
-}
-
-/** The stored order, or null. */
-export function findOrder(db: Db, scope: Scope, id: string): OrderRow | null {
-  return statements(db).orderByKey.get({ ...scope, id }) ?? null;
 }
 
 export const SWEEP_BATCH = 200;
