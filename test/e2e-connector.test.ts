@@ -1,9 +1,12 @@
 // End-to-end over the built binary: a phone pays, the box matches it to the shop's order, the
 // connector collects the match, the box is killed (SIGKILL) before the acknowledgement, the
 // connector polls again after the restart and acknowledges; and twenty payments race for one order.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { DeviceClient, type PaymentEventBody } from "../src/client/device-client";
 import { cli, startServer, type RunningServer } from "./support/e2e";
+
+// Building the binary and restarting it take seconds, more under load (Bun's default is 5 s).
+setDefaultTimeout(60_000);
 
 let server: RunningServer;
 let tenantId: string;
@@ -51,7 +54,7 @@ beforeAll(async () => {
   liveKey = t.json.keys.live;
   testKey = t.json.keys.test;
   expect((await cli(server.dataDir, ["license", "set", "--tenant", tenantId, "--max-devices", "100", "--json"])).code).toBe(0);
-});
+}, 180_000);
 
 afterAll(async () => {
   await server?.stop();
