@@ -5,7 +5,7 @@ import { drizzle } from "drizzle-orm/bun-sqlite";
 import { ApiError } from "../http/errors";
 import { effectiveStatus } from "../matching/engine";
 import { MatchConflictError, recordMatch, type Scope } from "../matching/service";
-import { rawClient, WAITING, type EventRow, type MatchRow } from "../matching/store";
+import { perConnection, WAITING, type EventRow, type MatchRow } from "../matching/store";
 import type { Db, Store } from "../store/db";
 import * as schema from "../store/schema";
 import { decodeCursor, encodeCursor, invalidCursor } from "./cursor";
@@ -51,14 +51,8 @@ function prepareAll(client: Database) {
   };
 }
 
-const cache = new WeakMap<Database, ReturnType<typeof prepareAll>>();
 /** Prepared once per connection (exported for the query-plan tests). */
-export function statements(db: Db) {
-  const client = rawClient(db);
-  let s = cache.get(client);
-  if (!s) cache.set(client, (s = prepareAll(client)));
-  return s;
-}
+export const statements = perConnection(prepareAll);
 
 /**
  * A position a client may hold: at most the newest seq ever handed out. A larger one (forged, or

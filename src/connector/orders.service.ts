@@ -8,7 +8,7 @@ import { ApiError, type FieldError } from "../http/errors";
 import { checkCurrency, invalid } from "../http/validation";
 import { effectiveStatus, uniqueAmountOffset, UNIQUE_AMOUNT_MAX_OFFSET, type OrderStatus } from "../matching/engine";
 import { reevaluateWaiting, type OrderShape, type Scope } from "../matching/service";
-import { rawClient, type MatchRow, type OrderRow } from "../matching/store";
+import { perConnection, type MatchRow, type OrderRow } from "../matching/store";
 import type { Db, Store } from "../store/db";
 import * as schema from "../store/schema";
 import { DEFAULT_ORDER_TTL_MS, METADATA_MAX_BYTES, type OrderInputSchema } from "./model";
@@ -46,14 +46,8 @@ function prepareAll(client: Database) {
   };
 }
 
-const cache = new WeakMap<Database, ReturnType<typeof prepareAll>>();
 /** Prepared once per connection (exported for the query-plan tests). */
-export function statements(db: Db) {
-  const client = rawClient(db);
-  let s = cache.get(client);
-  if (!s) cache.set(client, (s = prepareAll(client)));
-  return s;
-}
+export const statements = perConnection(prepareAll);
 
 const emptyToNull = (v: string | null | undefined): string | null => (v === undefined || v === null || v.trim() === "" ? null : v);
 

@@ -4,7 +4,7 @@ import type { Database } from "bun:sqlite";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Scope } from "../matching/service";
-import { rawClient, type EventRow } from "../matching/store";
+import { perConnection, type EventRow } from "../matching/store";
 import type { Db, Store } from "../store/db";
 import * as schema from "../store/schema";
 import { decodeCursor, encodeCursor } from "./cursor";
@@ -61,14 +61,8 @@ function prepareAll(client: Database) {
   };
 }
 
-const cache = new WeakMap<Database, ReturnType<typeof prepareAll>>();
 /** Prepared once per connection (exported for the query-plan tests). */
-export function statements(db: Db) {
-  const client = rawClient(db);
-  let s = cache.get(client);
-  if (!s) cache.set(client, (s = prepareAll(client)));
-  return s;
-}
+export const statements = perConnection(prepareAll);
 
 /**
  * contract §12: events in commit order (their seq), optionally of one status. Without a status the

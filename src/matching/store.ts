@@ -166,20 +166,28 @@ function prepareAll(client: Database) {
   };
 }
 
+/**
+ * A value made once per connection (prepared statements): `perConnection(make)(db)`. Keyed by the
+ * connection rather than the Store (compare perStore in store/db.ts) because matchNewEvent is handed
+ * only a transaction; statements prepared on the connection work inside any of its transactions.
+ */
+export function perConnection<T>(make: (client: Database) => T): (db: Db) => T {
+  const made = new WeakMap<Database, T>();
+  return (db) => {
+    const client = rawClient(db);
+    let value = made.get(client);
+    if (value === undefined) {
+      value = make(client);
+      made.set(client, value);
+    }
+    return value;
+  };
+}
+
 export type MatchingStatements = ReturnType<typeof prepareAll>;
 
-const cache = new WeakMap<Database, MatchingStatements>();
-
 /** Prepared once per connection; usable inside any transaction on that connection. */
-export function statements(db: Db): MatchingStatements {
-  const client = rawClient(db);
-  let s = cache.get(client);
-  if (!s) {
-    s = prepareAll(client);
-    cache.set(client, s);
-  }
-  return s;
-}
+export const statements = perConnection(prepareAll);
 
 /** Pending orders that could take a payment of `payment.amount` that occurred at `payment.occurredAt`. */
 export function candidateOrdersFor(s: MatchingStatements, scope: Scope, payment: PaymentFacts, now: number): OrderFacts[] {
