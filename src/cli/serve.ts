@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { generate } from "selfsigned";
 import { count } from "drizzle-orm";
 import { createApp } from "../app";
+import { sweepExpiredOrders } from "../matching/service";
 import { jsonLogger } from "../log";
 import { createRateLimiters } from "../http/rate-limit";
 import { createSecretBox, loadMasterKey } from "../store/secret-box";
@@ -16,6 +17,7 @@ import { readInt, UsageError, type Command, type CommandContext } from "./framew
 import { initHuman, initialise } from "./commands";
 
 const SHUTDOWN_GRACE_MS = 4000;
+const SWEEP_INTERVAL_MS = 30_000;
 
 interface TlsFiles {
   cert: string;
@@ -154,7 +156,21 @@ export const serveCommand: Command = {
     );
     logger.event("info", "listening", { url: `${scheme}://${host}:${server.port}`, version: VERSION, ...(tls ? { tls_fingerprint: tls.fingerprint } : {}) });
 
+    // contract §10: expiry is correct without this job (candidates are filtered by expires_at at
+    // read time); the sweep records expiries and re-evaluates the payments expired orders held.
+    const sweep = () => {
+      try {
+        const expired = sweepExpiredOrders(store, ctx.clock.now());
+        if (expired > 0) logger.event("info", "orders expired", { count: expired });
+      } catch (e) {
+        logger.event("error", "expiry sweep failed", { error: (e as Error).message });
+      }
+    };
+    sweep();
+    const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
+
     await stop.wait;
+    clearInterval(sweeper);
     await stopGracefully(server, ctx, logger.event);
     return undefined;
   },
