@@ -277,6 +277,11 @@ describe("/healthz and /docs", () => {
     const specUrl = /"url"\s*:\s*"([^"]+)"/.exec(page.text)?.[1];
     expect(specUrl).toBeDefined();
     expect(new URL(specUrl!, "http://localhost/docs").pathname).toBe("/docs/json");
+    // The page also answers at /docs/, where a relative document URL would point at /docs/docs/json.
+    const slash = await t.request("GET", "/docs/");
+    expect(slash.status).toBe(200);
+    const slashSpec = /"url"\s*:\s*"([^"]+)"/.exec(slash.text)?.[1];
+    expect(new URL(slashSpec!, "http://localhost/docs/").pathname).toBe("/docs/json");
   });
 
   test("/docs/json is the OpenAPI document with health, problem schema and security schemes", async () => {

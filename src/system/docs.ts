@@ -40,6 +40,9 @@ export const docs = () =>
       cdn: "/docs/assets/swagger-ui-bundle.js",
       theme: "/docs/assets/swagger-ui.css",
       validatorUrl: "none",
+      // Absolute: the plugin's own value ("docs/json", relative) broke the page when opened as /docs/.
+      // Its types leave `url` out because it sets it, but it spreads these options after its own.
+      ...({ url: "/docs/json" } as {}),
     },
     documentation: {
       info: { title: "Cuadra", version: VERSION, description: API_DESCRIPTION },
