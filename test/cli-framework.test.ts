@@ -73,6 +73,19 @@ describe("exit codes", () => {
     }
   });
 
+  test("<group> --help lists the group's commands, exit 0; the group alone is a usage error", async () => {
+    const groupOnly = commands.filter((c) => c.path.join(" ") !== "thing"); // no command named just "thing"
+    const out: string[] = [];
+    const code = await runCli(groupOnly, ["thing", "--help"], { env: {}, clock: new ManualClock(), out: (t) => out.push(t), err: () => {} });
+    expect(code).toBe(0);
+    expect(out.join("")).toContain("thing make");
+    expect(out.join("")).toContain("thing drop THING_ID");
+    expect(out.join("")).not.toContain("where");
+    const err: string[] = [];
+    expect(await runCli(groupOnly, ["thing"], { env: {}, clock: new ManualClock(), out: () => {}, err: (t) => err.push(t) })).toBe(2);
+    expect(err).toEqual([expect.stringContaining("try: thing make, thing drop")]);
+  });
+
   test("an unknown command is a usage error on one stderr line, with a hint", async () => {
     const r = await run(["nope"]);
     expect(r.code).toBe(2);

@@ -102,6 +102,11 @@ export async function runCli(commands: Command[], argv: string[], ro: RunOptions
   const found = findCommand(commands, argv);
   if (!found) {
     const group = commands.filter((c) => c.path[0] === argv[0]);
+    if (group.length > 0 && (argv[1] === "--help" || argv[1] === "-h")) {
+      // `cuadra key --help`: the group's commands.
+      out(overviewHelp(group).replace(/^Cuadra[^\n]*\n\n/, ""));
+      return 0;
+    }
     const hint = group.length > 0 ? `; try: ${group.map((c) => c.path.join(" ")).join(", ")}` : "; run 'cuadra --help' for the list";
     err(`error: unknown command '${argv.slice(0, 2).join(" ")}'${hint}`);
     return 2;
