@@ -1,7 +1,7 @@
 // `bun run src/main.ts <command>` behaves as the built binary does (contract §1): same documents,
 // same exit codes, output never cut short, from any working directory.
-import { expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync as makeTemp, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ManualClock } from "../src/clock";
@@ -11,6 +11,15 @@ import { createTenant } from "../src/tenants/service";
 setDefaultTimeout(30_000);
 
 const MAIN = resolve(import.meta.dir, "../src/main.ts");
+const made: string[] = [];
+const mkdtempSync = (prefix: string) => {
+  const d = makeTemp(prefix);
+  made.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 async function fromSource(args: string[]) {
   const proc = Bun.spawn(["bun", "run", MAIN, ...args], { cwd: tmpdir(), stdout: "pipe", stderr: "pipe", stdin: "ignore" });
