@@ -61,7 +61,8 @@ export function createApp(deps: AppDeps): App {
 
   return {
     elysia,
-    async handle(request, clientAddress = "unknown") {
+    async handle(original, clientAddress = "unknown") {
+      const request = routable(original);
       const headerId = request.headers.get("x-request-id");
       const info = attachInfo(request, {
         requestId: headerId && CLIENT_REQUEST_ID.test(headerId) ? headerId : newId("req"),
@@ -93,6 +94,19 @@ export function createApp(deps: AppDeps): App {
       return response;
     },
   };
+}
+
+/**
+ * Elysia finds the path by position, assuming an authority of at least four characters: a request
+ * with a short Host header (`Host: box`) would route to 404. Such a request is re-addressed to
+ * localhost with its path and query kept byte for byte (device signatures cover them).
+ */
+function routable(request: Request): Request {
+  const url = request.url;
+  const slash = url.indexOf("/", url.indexOf("//") + 2);
+  if (slash === -1 || slash >= 11) return request;
+  const { protocol, port } = new URL(url);
+  return new Request(`${protocol}//localhost${port ? `:${port}` : ""}${url.slice(slash)}`, request);
 }
 
 /** Headers every answer carries (contract §2.4, §2.7). */
