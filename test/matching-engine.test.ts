@@ -7,7 +7,7 @@ import {
   EARLY_PAYMENT_MS,
   inWindow,
   isCandidate,
-  settlePayment,
+  settleWaitingPayment,
   uniqueAmountOffset,
   type OrderFacts,
   type OrderStatus,
@@ -171,30 +171,48 @@ describe("the same rules from the order's side", () => {
   });
 });
 
-describe("settlePayment: both sides must choose each other", () => {
+describe("a new payment: rules 1–5 from its own side only", () => {
+  // Two orders of the same amount; a first payment "Ana" fits both (ambiguous) and waits. A second
+  // payment "Ana L*" fits only S-1: rule 3 picks S-1. The waiting "Ana" also fits S-1, so from the
+  // order's side S-1 could take either payment; that rule is for re-evaluation, not for a new event.
+  const orders = [order("S-1", { expectedAmount: 8100, customerName: "Ana Lopez" }), order("S-2", { expectedAmount: 8100, customerName: "Ana Ruiz" })];
+  const waiting = payment(1, { amount: 8100, payerName: "Ana" });
+  const fresh = payment(2, { amount: 8100, payerName: "Ana L*" });
+  test("the waiting payment alone is ambiguous", () => {
+    expect(chooseOrder(waiting, orders, NOW).outcome).toBe("ambiguous");
+  });
+  test("the new payment picks S-1 by rule 3", () => {
+    expect(chooseOrder(fresh, orders, NOW)).toMatchObject({ outcome: "matched", pick: { id: "S-1" }, rule: "payer_name" });
+  });
+  test("whereas re-evaluating it as a waiting payment leaves S-1 for a person", () => {
+    expect(settleWaitingPayment(fresh, orders, () => [waiting, fresh], NOW).outcome).toBe("ambiguous");
+  });
+});
+
+describe("settleWaitingPayment (re-evaluation): both sides must choose each other", () => {
   test("no rival: the payment's choice stands", () => {
-    const s = settlePayment(payment(1), [order("A")], () => [], NOW);
+    const s = settleWaitingPayment(payment(1), [order("A")], () => [], NOW);
     expect(s).toMatchObject({ outcome: "matched", order: { id: "A" } });
   });
-  test("the new payment itself in the waiting list does not count as a rival", () => {
-    const s = settlePayment(payment(1), [order("A")], () => [payment(1)], NOW);
+  test("the payment itself in the waiting list does not count as a rival", () => {
+    const s = settleWaitingPayment(payment(1), [order("A")], () => [payment(1)], NOW);
     expect(s.outcome).toBe("matched");
   });
-  test("an indistinguishable waiting payment makes it a guess: ambiguous", () => {
-    const s = settlePayment(payment(3), [order("A")], () => [payment(1), payment(2)], NOW);
+  test("an order that could take two waiting payments is left for a person: ambiguous", () => {
+    const s = settleWaitingPayment(payment(3), [order("A")], () => [payment(1), payment(2), payment(3)], NOW);
     expect(s.outcome).toBe("ambiguous");
   });
-  test("the rival loses when only the new payment carries the order's code", () => {
-    const s = settlePayment(payment(3, { securityCode: "482" }), [order("A", { securityCode: "482" })], () => [payment(1)], NOW);
+  test("the rival loses when only this payment carries the order's code", () => {
+    const s = settleWaitingPayment(payment(3, { securityCode: "482" }), [order("A", { securityCode: "482" })], () => [payment(1), payment(3, { securityCode: "482" })], NOW);
     expect(s.outcome).toBe("matched");
   });
   test("the rival wins when only it fits the customer's name", () => {
-    const s = settlePayment(payment(3), [order("A", { customerName: "Ana Soto" })], () => [payment(1, { payerName: "Ana S*" })], NOW);
+    const s = settleWaitingPayment(payment(3), [order("A", { customerName: "Ana Soto" })], () => [payment(1, { payerName: "Ana S*" }), payment(3)], NOW);
     expect(s.outcome).toBe("ambiguous");
   });
   test("payment-side ambiguity is reported as ambiguous, no candidate as unmatched", () => {
-    expect(settlePayment(payment(1), [order("A"), order("B")], () => [], NOW).outcome).toBe("ambiguous");
-    expect(settlePayment(payment(1), [], () => [], NOW).outcome).toBe("unmatched");
+    expect(settleWaitingPayment(payment(1), [order("A"), order("B")], () => [], NOW).outcome).toBe("ambiguous");
+    expect(settleWaitingPayment(payment(1), [], () => [], NOW).outcome).toBe("unmatched");
   });
 });
 

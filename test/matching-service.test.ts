@@ -77,10 +77,22 @@ describe("a payment and its order", () => {
     expect(o!.status).toBe("pending");
     expect(eventRow(store, p1.eventId)!.match_status).toBe("ambiguous");
     expect(eventRow(store, p2.eventId)!.match_status).toBe("ambiguous");
-    // a third payment cannot jump the queue either
+    // a new payment is decided from its own side (rules 1–5): A-1 is its only candidate
     const p3 = await pay(store, clock, scope, { amount: 2500, source: "bbva" });
-    expect(p3.match.status).toBe("ambiguous");
-    expect(orderRow(store, scope, "A-1")!.status).toBe("pending");
+    expect(p3.match).toEqual({ status: "matched", order_id: "A-1" });
+    expect(eventRow(store, p1.eventId)!.match_status).toBe("ambiguous");
+    expect(eventRow(store, p2.eventId)!.match_status).toBe("ambiguous");
+  });
+
+  test("a new payment is decided from its own side: a waiting payment that fits the same order does not make it ambiguous", async () => {
+    sync(store, clock, scope, [order("S-1", 8100, { customer_name: "Ana Lopez" }), order("S-2", 8100, { customer_name: "Ana Ruiz" })]);
+    const first = await pay(store, clock, scope, { amount: 8100, payerName: "Ana" });
+    expect(first.match).toEqual({ status: "ambiguous", order_id: null });
+    const second = await pay(store, clock, scope, { amount: 8100, payerName: "Ana L*", source: "plin" });
+    expect(second.match).toEqual({ status: "matched", order_id: "S-1" }); // rule 3
+    expect(orderRow(store, scope, "S-1")!.status).toBe("matched");
+    expect(orderRow(store, scope, "S-2")!.status).toBe("pending");
+    expect(eventRow(store, first.eventId)!.match_status).toBe("ambiguous");
   });
 
   test("the order's side uses the same rules: the waiting payment with the customer's name wins", async () => {

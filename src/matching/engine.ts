@@ -116,15 +116,19 @@ export type Settlement =
   | { outcome: "unmatched" };
 
 /**
- * The decision for one payment. The payment must choose the order (rules 1–5 over the pending
+ * Re-evaluation of a payment that waits (contract §10, when an order is created, re-synced as
+ * pending, cancelled or expires). The payment must choose the order (rules 1–5 over the pending
  * orders), and the order, looking at every waiting payment that could concern it, must choose the
- * payment back by the same rules. Otherwise an order that could take two waiting payments would be
- * given to whichever arrived last: that is a guess, so it is left for a person (`ambiguous`).
+ * payment back by the same rules: an order that could take two waiting payments is left for a
+ * person (`ambiguous`).
  *
- * `waitingFor(order)` lists the other waiting payments (unmatched or ambiguous, never duplicates)
- * of the same tenant and environment with the order's expected amount.
+ * Not for a payment that just arrived: that one is decided by `chooseOrder` alone (rules 1–5 from
+ * the event's side).
+ *
+ * `waitingFor(order)` lists the waiting payments (unmatched or ambiguous, never duplicates) of the
+ * same tenant and environment with the order's expected amount; `payment` itself may be among them.
  */
-export function settlePayment(
+export function settleWaitingPayment(
   payment: PaymentFacts,
   orders: readonly OrderFacts[],
   waitingFor: (order: OrderFacts) => readonly PaymentFacts[],

@@ -10,7 +10,7 @@
 // - sweepExpiredOrders: periodic; marks expired orders and re-evaluates what waited on them.
 import { newId } from "../ids";
 import type { Db, Store } from "../store/db";
-import { settlePayment, type OrderFacts, type PaymentFacts, type Settlement } from "./engine";
+import { chooseOrder, settleWaitingPayment, type OrderFacts, type PaymentFacts, type Settlement } from "./engine";
 import {
   candidateOrdersFor,
   changes,
@@ -37,8 +37,9 @@ export class MatchConflictError extends Error {
   }
 }
 
-function settle(s: MatchingStatements, scope: Scope, payment: PaymentFacts, now: number): Settlement {
-  return settlePayment(
+/** Re-evaluation of a waiting payment: both sides must choose each other (engine.ts settleWaitingPayment). */
+function settleWaiting(s: MatchingStatements, scope: Scope, payment: PaymentFacts, now: number): Settlement {
+  return settleWaitingPayment(
     payment,
     candidateOrdersFor(s, scope, payment, now),
     (order) => waitingPaymentsFor(s, scope, order),
@@ -85,7 +86,9 @@ export function recordMatch(
 /**
  * contract §10 for a payment that just arrived. Called by event ingestion inside the transaction
  * that stored the (non-duplicate) event `eventSeq`; records the outcome on the event row and, when
- * the rules pick exactly one order, the match.
+ * the rules pick exactly one order, the match. A new payment is decided by rules 1–5 from its own
+ * side only: other waiting payments that could concern the chosen order do not make it ambiguous
+ * (the order's side applies to re-evaluation, reevaluateWaiting).
  */
 export function matchNewEvent(tx: Db, now: number, eventSeq: number): MatchOutcome {
   const s = statements(tx);
@@ -95,10 +98,11 @@ export function matchNewEvent(tx: Db, now: number, eventSeq: number): MatchOutco
     throw new Error(`matchNewEvent: event ${eventSeq} is ${event.matchStatus}; only new, non-duplicate events are matched`);
   }
   const scope = { tenantId: event.tenantId, environment: event.environment };
-  const decision = settle(s, scope, paymentFactsOf(event), now);
+  const payment = paymentFactsOf(event);
+  const decision = chooseOrder(payment, candidateOrdersFor(s, scope, payment, now), now);
   if (decision.outcome === "matched") {
-    recordMatch(tx, now, event, decision.order.id, "auto");
-    return { status: "matched", orderId: decision.order.id };
+    recordMatch(tx, now, event, decision.pick.id, "auto");
+    return { status: "matched", orderId: decision.pick.id };
   }
   if (decision.outcome !== event.matchStatus) s.setWaitingStatus.run({ seq: eventSeq, status: decision.outcome });
   return { status: decision.outcome, orderId: null };
@@ -110,8 +114,11 @@ export type OrderShape = Pick<OrderFacts, "expectedAmount" | "createdAt" | "expi
 /**
  * contract §10: when orders are created, re-synced as pending, cancelled or expire, the waiting
  * payments that could concern them (their amount and window, before and after the change) are
- * evaluated again with the same rules. Runs to a fixed point over those payments, since one match
- * can settle another payment's ambiguity; every match is decided on the state at that moment.
+ * evaluated again with the same rules, from the order's side too: a payment matches only when its
+ * order chooses it back among every waiting payment, so an order that could take two waiting
+ * payments is left for a person (settleWaitingPayment). Runs to a fixed point over those
+ * payments, since one match can settle another payment's ambiguity; every match is decided on the
+ * state at that moment.
  * Returns the number of matches made.
  */
 export function reevaluateWaiting(db: Db, scope: Scope, shapes: readonly OrderShape[], now: number): number {
@@ -125,7 +132,7 @@ export function reevaluateWaiting(db: Db, scope: Scope, shapes: readonly OrderSh
     progress = false;
     for (let i = 0; i < queue.length; i++) {
       const payment = queue[i]!;
-      const decision = settle(s, scope, payment, now);
+      const decision = settleWaiting(s, scope, payment, now);
       if (decision.outcome === "matched") {
         recordMatch(db, now, s.eventBySeq.get({ seq: payment.seq })!, decision.order.id, "auto");
         queue.splice(i--, 1);
