@@ -58,11 +58,12 @@ async function run(argv: string[], env: Record<string, string | undefined> = {})
 }
 
 describe("exit codes", () => {
-  test("no arguments: the overview, exit 2 (usage)", async () => {
+  test("no arguments: one stderr line pointing at --help, exit 2 (usage)", async () => {
     const r = await run([]);
     expect(r.code).toBe(2);
-    expect(r.out).toContain("Usage: cuadra <command>");
-    expect(r.out).toContain("thing make");
+    expect(r.out).toBe("");
+    expect(r.errLines).toHaveLength(1);
+    expect(r.err).toContain("cuadra --help");
   });
 
   test("--help, -h and help: the overview, exit 0", async () => {

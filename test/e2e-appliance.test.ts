@@ -202,9 +202,10 @@ const logLines = (s: Server) =>
 // ---- tests
 
 describe("first run, as in the README: `cuadra serve` in an empty directory", () => {
+  // In a terminal `serve` alone names the shop "My shop"; a piped stdout needs --name to ask for it.
   test("initialises ./cuadra-data, prints URL, docs URL, tenant, keys, code and the certificate fingerprint it serves", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "cuadra-firstrun-"));
-    const s = await serve({ cwd, tls: true });
+    const s = await serve({ cwd, tls: true, args: ["--name", "My shop"] });
     const out = s.stdout();
     expect(existsSync(join(cwd, "cuadra-data", "cuadra.db"))).toBe(true);
     expect(out).toMatch(/Shop "My shop" created \(tenant ten_[0-9A-Za-z]{20}\)/);
@@ -227,7 +228,7 @@ describe("first run, as in the README: `cuadra serve` in an empty directory", ()
     expect(await s.stop("SIGINT")).toBe(0);
 
     // The second start keeps the tenant and the certificate and prints no keys.
-    const again = await serve({ cwd, tls: true });
+    const again = await serve({ cwd, tls: true, args: ["--name", "My shop"] });
     expect(again.stdout()).not.toContain("sk_live_");
     expect(again.stdout()).toContain(printed!);
     expect(await servedFingerprint(again.port)).toBe(printed!);
@@ -599,5 +600,18 @@ describe("stopping", () => {
     await reader.read();
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
+  });
+});
+
+describe("serve on an empty data dir without a terminal", () => {
+  test("creates no shop it was not asked for, and says how to make one", async () => {
+    const s = await serve({ dataDir: tempDataDir() });
+    expect(s.stdout()).not.toContain("sk_live_");
+    expect(s.stderr()).toContain("no shop yet");
+    expect(await s.stop()).toBe(0);
+    const tenants = await cli(s.dataDir, ["tenant", "list", "--json"]);
+    expect(tenants.json).toEqual([]);
+    const init = await cli(s.dataDir, ["init", "--name", "Later", "--json"]);
+    expect(init.code).toBe(0);
   });
 });

@@ -95,9 +95,13 @@ export interface RunOptions {
 export async function runCli(commands: Command[], argv: string[], ro: RunOptions): Promise<number> {
   const out = ro.out ?? ((t: string) => process.stdout.write(t.endsWith("\n") ? t : t + "\n"));
   const err = ro.err ?? ((t: string) => process.stderr.write(t.endsWith("\n") ? t : t + "\n"));
-  if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
+  if (argv.length === 0) {
+    err("error: missing command; run 'cuadra --help' for the list");
+    return 2;
+  }
+  if (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     out(overviewHelp(commands));
-    return argv.length === 0 ? 2 : 0;
+    return 0;
   }
   const found = findCommand(commands, argv);
   if (!found) {

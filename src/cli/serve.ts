@@ -7,6 +7,8 @@ import { join, resolve } from "node:path";
 import { generate } from "selfsigned";
 import { count } from "drizzle-orm";
 import { createApp } from "../app";
+import { ApiError, problemResponse } from "../http/errors";
+import { newId } from "../ids";
 import { sweepExpiredOrders } from "../matching/service";
 import { jsonLogger } from "../log";
 import { createRateLimiters } from "../http/rate-limit";
@@ -17,7 +19,9 @@ import { readInt, UsageError, type Command, type CommandContext } from "./framew
 import { initHuman, initialise } from "./commands";
 
 const SHUTDOWN_GRACE_MS = 4000;
-const SWEEP_INTERVAL_MS = 30_000;
+// Cheap when nothing is due (an indexed range read), so a payment that an expiring order held
+// ambiguous is re-evaluated within about a second of the expiry.
+const SWEEP_INTERVAL_MS = 1_000;
 
 interface TlsFiles {
   cert: string;
@@ -77,7 +81,7 @@ export const serveCommand: Command = {
     "tls-key": { type: "string", value: "F", description: "PEM private key for --tls-cert" },
     "public-url": { type: "string", value: "URL", description: "Base address phones should use, e.g. https://caja.example.pe" },
     "rate-limit-scale": { type: "string", value: "X", description: "Multiply every rate-limit bucket by X (0 turns limiting off)" },
-    name: { type: "string", value: "NAME", description: "Shop name used when an empty data dir is initialised (default \"My shop\")" },
+    name: { type: "string", value: "NAME", description: "Create the first shop with this name if the data dir has none (in a terminal, \"My shop\" is used without it)" },
     "no-init": { type: "boolean", description: "Do not initialise an empty data dir (for services; run 'cuadra init' yourself)" },
   },
   async run(ctx, o) {
@@ -102,8 +106,14 @@ export const serveCommand: Command = {
 
     const store = ctx.store();
     const hasTenant = store.db.select({ n: count() }).from(tenants).get()!.n > 0;
-    if (!hasTenant && !o["no-init"] && !ctx.json) {
-      ctx.out(await initHuman(initialise(ctx, (o.name as string | undefined) ?? "My shop")));
+    const name = o.name as string | undefined;
+    // An empty data dir gets its first shop when asked (--name) or when a person is watching the
+    // terminal; scripts, test suites and services never get a shop they did not ask for.
+    const interactive = process.stdout.isTTY === true;
+    if (!hasTenant && !o["no-init"] && !ctx.json && (name !== undefined || interactive)) {
+      ctx.out(await initHuman(initialise(ctx, name ?? "My shop")));
+    } else if (!hasTenant && !o["no-init"]) {
+      ctx.err("note: this data dir has no shop yet; create one with 'cuadra init --name NAME' (or start with --name NAME)");
     }
 
     const tls = certFile && keyFile ? loadTls(resolve(certFile), resolve(keyFile)) : tlsMode === "auto" ? await ensureSelfSignedCert(ctx.dataDir) : null;
@@ -128,11 +138,18 @@ export const serveCommand: Command = {
       server = Bun.serve({
         hostname: host,
         port,
-        // Our own per-route limits answer first (contract §2.6); this only stops absurd bodies.
-        maxRequestBodySize: 16 * 1024 * 1024,
+        // Our own per-route limits answer 413 first, from Content-Length or while reading (contract
+        // §2.6); Bun's limit must stay above them or it answers a bare 413 of its own.
+        maxRequestBodySize: 1024 * 1024 * 1024,
         ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
         fetch: (req, srv) => app.handle(req, srv.requestIP(req)?.address ?? "unknown"),
-        error: () => new Response(null, { status: 500 }),
+        // Only reached if the pipeline itself throws: still the contract's bare 5xx problem body.
+        error: () => {
+          const requestId = newId("req");
+          const res = problemResponse(new ApiError("internal_error"), requestId);
+          res.headers.set("x-request-id", requestId);
+          return res;
+        },
       });
     } catch (e) {
       const msg = (e as Error).message;
