@@ -73,6 +73,9 @@ describe("GET /connector/v1/events", () => {
     ["?status=paid", "invalid_request", "/status"],
     ["?after=xyz", "invalid_cursor", "/after"],
     [`?after=${encodeCursor("match", 1)}`, "invalid_cursor", "/after"],
+    ["?after=", "invalid_cursor", "/after"],
+    [`?after=${"A".repeat(65)}`, "invalid_cursor", "/after"],
+    [`?status=matched&after=${"x".repeat(100)}`, "invalid_cursor", "/after"],
     ["?limit=1000", "invalid_request", "/limit"],
   ];
   test.each(bad)("%s → %s", async (query, code, field) => {

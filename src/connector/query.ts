@@ -1,5 +1,6 @@
 // Query strings of the connector's list endpoints, validated like bodies (400 invalid_request with
-// JSON-pointer fields such as `/limit`). Values arrive as text; nothing is coerced silently.
+// JSON-pointer fields such as `/limit`). Values arrive as text; nothing is coerced silently. `after`
+// is passed on as it came: the cursor decoder (cursor.ts) answers `400 invalid_cursor`.
 import { T } from "../http/schemas";
 import { invalid, validator } from "../http/validation";
 import { MATCH_STATUSES, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "./model";
@@ -29,7 +30,9 @@ export const StatusParam = {
 };
 
 const PageQuery = T.Object({
-  after: T.Optional(T.String({ minLength: 1, maxLength: 64 })),
+  // Any text: whether it is a cursor (empty, too long, not ours) is the cursor decoder's call, so a
+  // malformed one is `400 invalid_cursor` (contract §11), never `invalid_request`.
+  after: T.Optional(T.String()),
   limit: T.Optional(T.String({ pattern: "^[0-9]{1,6}$", description: "an integer" })),
   status: T.Optional(T.Union(MATCH_STATUSES.map((s) => T.Literal(s)))),
 });
