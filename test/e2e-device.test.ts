@@ -91,7 +91,7 @@ describe("a phone's life", () => {
 
   test.if(hasShellTools)("the README's openssl + curl script sends a signed event that the box accepts", async () => {
     const { activation } = await activate();
-    const readme = readFileSync(join(ROOT, "docs", "README-device.md"), "utf8");
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const script = readme.split("<!-- sign-event.sh -->")[1]!.split("```sh\n")[1]!.split("```")[0]!;
     const run = async () => {
       const proc = Bun.spawn(["sh", "-c", script], {
