@@ -35,6 +35,10 @@ describe("401 missing_auth_headers / unsupported_signature_alg", () => {
   test("algorithm other than HMAC-SHA256", async () => {
     const phone = await activatePhone(t);
     expect401(await heartbeat(phone, { headers: { "x-signature-alg": "HMAC-SHA1" } }), "unsupported_signature_alg");
+    // exactly HMAC-SHA256: no other spelling
+    for (const alg of ["hmac-sha256", "Hmac-Sha256", "HMAC_SHA256", "HMACSHA256", "HMAC-SHA256,HMAC-SHA1", "HMAC-SHA256X"]) {
+      expect401(await heartbeat(phone, { headers: { "x-signature-alg": alg } }), "unsupported_signature_alg");
+    }
     // A missing header is reported before a wrong algorithm.
     expect401(await heartbeat(phone, { headers: { "x-signature-alg": "HMAC-SHA1", "x-signature": null } }), "missing_auth_headers");
   });

@@ -71,7 +71,8 @@ export function signedJsonBody(deps: AppDeps) {
         .map(([k]) => k);
       throw fail("missing_auth_headers", `Sign the request (contract §5); missing: ${missing.join(", ")}`);
     }
-    if (alg.trim().toUpperCase() !== SIGNATURE_ALG) throw fail("unsupported_signature_alg", `X-Signature-Alg must be ${SIGNATURE_ALG}`);
+    // Exactly `HMAC-SHA256` (contract §5): no other case or spelling.
+    if (alg !== SIGNATURE_ALG) throw fail("unsupported_signature_alg", `X-Signature-Alg must be exactly ${SIGNATURE_ALG}`);
 
     const now = deps.clock.now();
     const timestamp = /^\d{1,16}$/.test(timestampText) ? Number(timestampText) : NaN;
