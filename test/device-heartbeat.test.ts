@@ -58,7 +58,11 @@ describe("answer and snapshot", () => {
     ["negative queue", { queue_depth: -1 }, "/queue_depth"],
     ["fractional queue", { queue_depth: 1.5 }, "/queue_depth"],
     ["charging as text", { charging: "yes" }, "/charging"],
-    ["app_version too long", { app_version: "x".repeat(33) }, "/app_version"],
+    ["network longer than 256", { network: "n".repeat(257) }, "/network"],
+    ["app_version longer than 256", { app_version: "x".repeat(257) }, "/app_version"],
+    ["os_version longer than 256", { os_version: "x".repeat(257) }, "/os_version"],
+    ["news_after longer than 256", { news_after: "x".repeat(257) }, "/news_after"],
+    ["network as a number", { network: 4 }, "/network"],
     ["last_notification_at as text", { last_notification_at: "yesterday" }, "/last_notification_at"],
   ])("400 invalid_request: %s", async (_name, body, field) => {
     const phone = await activatePhone(t);
@@ -67,6 +71,28 @@ describe("answer and snapshot", () => {
     expect(res.body.code).toBe("invalid_request");
     expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     expect(deviceRow(phone.deviceId).health).toBeNull();
+  });
+
+  test("the text fields are plain strings (contract §7): a 100-character network, long versions, an unknown news_after", async () => {
+    const phone = await activatePhone(t);
+    const report = { network: "W".repeat(100), app_version: "1.5.0-".padEnd(256, "b"), os_version: "o".repeat(256) };
+    const res = await beat(phone, { ...report, news_after: "n".repeat(256) });
+    expect(res.status).toBe(200);
+    expect(res.body.news).toEqual([]);
+    const row = deviceRow(phone.deviceId);
+    expect(JSON.parse(row.health!)).toEqual({ ...report, reported_at: t.clock.now() });
+    expect([row.appVersion, row.osVersion]).toEqual([report.app_version, report.os_version]);
+  });
+
+  test("an empty app_version or os_version is accepted and keeps the version on record", async () => {
+    const phone = await activatePhone(t);
+    expect((await beat(phone, { app_version: "2.0.0", os_version: "15" })).status).toBe(200);
+    t.clock.advance(1000);
+    const res = await beat(phone, { app_version: "", os_version: "", network: "" });
+    expect(res.status).toBe(200);
+    const row = deviceRow(phone.deviceId);
+    expect([row.appVersion, row.osVersion]).toEqual(["2.0.0", "15"]);
+    expect(JSON.parse(row.health!)).toMatchObject({ network: "" });
   });
 
   test("the license in the answer follows the CLI's changes", async () => {

@@ -79,6 +79,15 @@ test("the documented request examples are valid bodies", () => {
   expect(TypeCompiler.Compile(HeartbeatRequestSchema).Check(example("/device/v1/heartbeat"))).toBe(true);
 });
 
+test("the heartbeat's text fields are documented with their bound", () => {
+  const props = doc.paths["/device/v1/heartbeat"].post.requestBody.content["application/json"].schema.properties;
+  for (const field of ["network", "app_version", "os_version", "news_after"]) {
+    expect(props[field].type).toBe("string");
+    expect(props[field].maxLength).toBe(256);
+    expect(props[field].minLength).toBeUndefined();
+  }
+});
+
 test("integers render as integers, not string-or-integer", () => {
   const props = doc.paths["/device/v1/events"].post.requestBody.content["application/json"].schema.properties;
   expect(props.amount.type).toBe("integer");

@@ -40,7 +40,7 @@ export function recordHeartbeat(store: Store, clock: Clock, auth: DeviceAuth, hb
          last_seen_at = ?5
        WHERE id = ?6`,
     )
-    .run(auth.timestamp, JSON.stringify(healthSnapshot(hb, auth.timestamp)), hb.app_version ?? null, hb.os_version ?? null, clock.now(), auth.deviceId);
+    .run(auth.timestamp, JSON.stringify(healthSnapshot(hb, auth.timestamp)), hb.app_version || null, hb.os_version || null, clock.now(), auth.deviceId);
 }
 
 const checkBody = validator(HeartbeatRequestSchema);

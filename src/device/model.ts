@@ -51,18 +51,26 @@ export const ActivationResponseSchema = T.Object({
 
 export const TimeResponseSchema = T.Object({ server_time: EpochMs("Server time") });
 
+/**
+ * contract §7 calls the heartbeat's text fields only "strings": any string is accepted up to this
+ * generous bound, which keeps the stored report small (the body itself is capped at 64 KiB).
+ */
+export const HEARTBEAT_TEXT_MAX = 256;
+const HeartbeatText = (description: string, examples: string[]) =>
+  T.String({ maxLength: HEARTBEAT_TEXT_MAX, description: `${description}; any string of at most ${HEARTBEAT_TEXT_MAX} characters`, examples });
+
 export const HeartbeatRequestSchema = T.Object(
   {
     battery_level: T.Optional(T.Number({ minimum: 0, maximum: 100, description: "Percent, 0–100", examples: [87] })),
     charging: T.Optional(T.Boolean()),
     notification_access: T.Optional(T.Boolean({ description: "Whether the app may read notifications" })),
     listener_connected: T.Optional(T.Boolean({ description: "Whether the notification listener is running" })),
-    network: T.Optional(T.String({ maxLength: 32, examples: ["wifi"] })),
-    app_version: T.Optional(T.String({ minLength: 1, maxLength: 32, examples: ["1.4.0"] })),
-    os_version: T.Optional(T.String({ minLength: 1, maxLength: 32, examples: ["14"] })),
+    network: T.Optional(HeartbeatText("The phone's network, e.g. `wifi`, `mobile` or the name of the Wi-Fi network", ["wifi"])),
+    app_version: T.Optional(HeartbeatText("Version of the Cuadra app (an empty string keeps the one on record)", ["1.4.0"])),
+    os_version: T.Optional(HeartbeatText("Version of the phone's operating system (an empty string keeps the one on record)", ["14"])),
     queue_depth: T.Optional(Int({ minimum: 0, description: "Events waiting on the phone", examples: [0] })),
     last_notification_at: T.Optional(EpochMs("When the app last saw a wallet notification")),
-    news_after: T.Optional(T.String({ maxLength: 64, description: "Id of the newest news item the app already has", examples: ["nws_7Hq2Lx9VbN4cR1tY8kPw"] })),
+    news_after: T.Optional(HeartbeatText("Id of the newest news item the app already has", ["nws_7Hq2Lx9VbN4cR1tY8kPw"])),
   },
   { description: "All fields optional; an empty body is a valid heartbeat. `null` reads as absent; unknown fields are ignored." },
 );
