@@ -23,6 +23,17 @@ export const randomBase62 = (length: number): string => randomChars(BASE62, leng
 export type IdPrefix = "ten" | "key" | "dev" | "acd" | "nws" | "mat" | "req" | "evt";
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(20)}`;
 
+/**
+ * An id of the same shape as newId whose first 8 characters are `now` in base62 (ms; BASE62 is in
+ * ASCII order, so later ids sort later), then 12 random characters (~71 bits). A unique index on
+ * such ids grows at its right end instead of dirtying a random page per insert.
+ */
+export function newTimeOrderedId(prefix: IdPrefix, now: number): string {
+  let time = "";
+  for (let t = Math.max(0, Math.floor(now)), i = 0; i < 8; i++, t = Math.floor(t / 62)) time = BASE62[t % 62] + time;
+  return `${prefix}_${time}${randomBase62(12)}`;
+}
+
 export const sha256Hex = (data: string | Uint8Array): string =>
   new Bun.CryptoHasher("sha256").update(data).digest("hex");
 

@@ -19,7 +19,7 @@ const o = orderStatements(t.store.db);
 const f = feedStatements(t.store.db);
 const v = viewStatements(t.store.db);
 const cases: [string, { getQuery(): { sql: string; params: unknown[] } }, RegExp][] = [
-  ["amounts held for unique amounts", o.heldAmounts, /SEARCH orders USING INDEX orders_candidates_idx \(tenant_id=\? AND environment=\? AND status=\? AND expected_amount>\? AND expected_amount<\?\)/],
+  ["amounts held for unique amounts", o.heldAmounts, /SEARCH orders USING INDEX orders_pending_amount_idx \(tenant_id=\? AND environment=\? AND expected_amount>\? AND expected_amount<\?\)/],
   ["order by key", o.orderByKey, /sqlite_autoindex_orders_1/],
   ["match by id", o.matchById, /SEARCH matches USING INDEX matches_id_uq/],
   ["feed page", f.page, /SEARCH matches USING INDEX matches_feed_idx \(tenant_id=\? AND environment=\? AND seq>\?\)/],
@@ -27,7 +27,8 @@ const cases: [string, { getQuery(): { sql: string; params: unknown[] } }, RegExp
   ["newest match", f.lastSeq, /SEARCH matches/],
   ["match of an order", f.matchByOrder, /matches_order_uq/],
   ["match of an event", f.matchByEventSeq, /matches_event_uq/],
-  ["events by id", f.eventsById, /events_tenant_event_idx/],
+  // One unique lookup per phone of the scope and one for test payments; never a range over the shop's events.
+  ["events by id", f.eventsById, /MULTI-INDEX OR\nINDEX 1\nSEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)\nINDEX 2\n(.*\n)*SEARCH devices USING INDEX devices_tenant_idx \(tenant_id=\? AND environment=\?\)\nSEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)$/],
   ["events view by status", v.eventsByStatus, /SEARCH events USING INDEX events_status_idx \(tenant_id=\? AND environment=\? AND match_status=\? AND seq>\?\)/],
 ];
 test.each(cases)("%s", (_n, stmt, expected) => {

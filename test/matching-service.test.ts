@@ -235,6 +235,19 @@ describe("matchNewEvent seam", () => {
   });
 });
 
+test("match ids keep the shape mat_ + 20 base62 and sort in the order the matches were made", async () => {
+  sync(store, clock, scope, [order("ID-1", 1111), order("ID-2", 2222)]);
+  await pay(store, clock, scope, { amount: 1111 });
+  clock.advance(1);
+  await pay(store, clock, scope, { amount: 2222 });
+  const first = orderRow(store, scope, "ID-1")!.match_id!;
+  const second = orderRow(store, scope, "ID-2")!.match_id!;
+  expect(first).toMatch(/^mat_[0-9A-Za-z]{20}$/);
+  expect(second).toMatch(/^mat_[0-9A-Za-z]{20}$/);
+  // Later sorts later, so matches_id_uq grows at its end instead of at a random page.
+  expect(first < second).toBe(true);
+});
+
 describe("query plans: matching reads indexes, never scans", () => {
   const plan = (sqlText: string, params: unknown[]) =>
     store.sqlite
@@ -245,9 +258,9 @@ describe("query plans: matching reads indexes, never scans", () => {
 
   const s = statements(store.db);
   const cases: [string, { getQuery(): { sql: string; params: unknown[] } }, RegExp][] = [
-    ["candidate orders", s.candidateOrders, /SEARCH orders USING INDEX orders_candidates_idx/],
-    ["waiting payments", s.waitingPayments, /SEARCH events USING INDEX events_waiting_amount_idx \(tenant_id=\? AND environment=\? AND match_status=\? AND amount=\? AND occurred_at>\? AND occurred_at<\?\)/],
-    ["expired pending orders", s.expiredPending, /SEARCH orders USING INDEX orders_expiry_idx/],
+    ["candidate orders", s.candidateOrders, /SEARCH orders USING INDEX orders_pending_amount_idx \(tenant_id=\? AND environment=\? AND expected_amount=\?\)/],
+    ["waiting payments", s.waitingPayments, /SEARCH events USING INDEX events_amount_time_idx \(tenant_id=\? AND environment=\? AND amount=\? AND occurred_at>\? AND occurred_at<\?\)/],
+    ["expired pending orders", s.expiredPending, /SEARCH orders USING INDEX orders_pending_expiry_idx \(expires_at<\?\)/],
     ["order by key", s.orderByKey, /SEARCH orders USING INDEX sqlite_autoindex_orders_1/],
     ["event by seq", s.eventBySeq, /SEARCH events USING INTEGER PRIMARY KEY/],
   ];

@@ -68,6 +68,15 @@ describe("openStore", () => {
     store.close();
   });
 
+  test("a page cache of at most 64 MiB, statement journals in memory, checkpoints every 4000 WAL pages", () => {
+    const store = openStore(tempDir());
+    const pragma = (name: string) => Object.values(store.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
+    expect(pragma("cache_size")).toBe(-64 * 1024); // KiB
+    expect(pragma("temp_store")).toBe(2); // MEMORY
+    expect(pragma("wal_autocheckpoint")).toBe(4000);
+    store.close();
+  });
+
   test("creates the data dir private and the database file 0600", () => {
     const dir = join(tempDir(), "nested", "data");
     const store = openStore(dir);
@@ -114,6 +123,42 @@ describe("openStore", () => {
     expect(listTenants(store.db)).toEqual([{ tenant_id: t.tenant_id, name: "Bodega de antes", created_at: clock.now() }]);
     const keys = store.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM api_keys WHERE tenant_id = ?").get(t.tenant_id);
     expect(keys!.n).toBe(2);
+    store.close();
+  });
+
+  test("a data dir with events and orders from before 0004 keeps them; only pending orders and referenced events are in the partial indexes", () => {
+    const dir = tempDir();
+    const clock = new ManualClock();
+    const old = openStore(dir, { migrateUpTo: embeddedMigrations().findIndex((m) => m.tag.startsWith("0004")) });
+    const ten = createTenant(old.db, clock, "Bodega de antes").tenant_id;
+    const event = old.sqlite.prepare(
+      `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, reference, occurred_at, received_at,
+         body_hash, response_status, response_body, match_status) VALUES (?, NULL, ?, 'live', 'payment.received', 'bcp', 2500, 'PEN', ?, 1, 1, 'h', 201, '{}', 'unmatched')`,
+    );
+    event.run("e-1", ten, "OP-1");
+    event.run("e-2", ten, null);
+    const order = old.sqlite.prepare(
+      `INSERT INTO orders (tenant_id, environment, id, amount, expected_amount, currency, status, created_at, expires_at, updated_at)
+       VALUES (?, 'live', ?, 2500, 2500, 'PEN', ?, 1, 2, 1)`,
+    );
+    order.run(ten, "A-1", "pending");
+    order.run(ten, "A-2", "cancelled");
+    event.finalize();
+    order.finalize();
+    old.close();
+
+    const store = openStore(dir);
+    const count = (sqlText: string) => store.sqlite.query<{ n: number }, []>(sqlText).get()!.n;
+    expect(count("SELECT count(*) AS n FROM events")).toBe(2);
+    expect(count("SELECT count(*) AS n FROM orders")).toBe(2);
+    // INDEXED BY makes SQLite read the partial index itself (and fail if it could not).
+    expect(count("SELECT count(*) AS n FROM events INDEXED BY events_dup_reference_idx WHERE reference IS NOT NULL")).toBe(1);
+    expect(count("SELECT count(*) AS n FROM orders INDEXED BY orders_pending_amount_idx WHERE status = 'pending' AND tenant_id > ''")).toBe(1);
+    expect(count("SELECT count(*) AS n FROM orders INDEXED BY orders_pending_expiry_idx WHERE status = 'pending' AND expires_at > 0")).toBe(1);
+    const names = store.sqlite
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('events_tenant_event_idx', 'events_dup_amount_idx', 'events_waiting_amount_idx', 'orders_candidates_idx', 'orders_expiry_idx')")
+      .all();
+    expect(names).toEqual([]);
     store.close();
   });
 

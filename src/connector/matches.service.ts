@@ -1,6 +1,6 @@
 // The matches feed, its acknowledgement (contract §11) and manual matches (§10).
 import type { Database } from "bun:sqlite";
-import { and, asc, eq, gt, max, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, max, or, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { ApiError } from "../http/errors";
 import { effectiveStatus } from "../matching/engine";
@@ -11,7 +11,7 @@ import * as schema from "../store/schema";
 import { decodeCursor, encodeCursor, invalidCursor } from "./cursor";
 import { matchView, type MatchView } from "./views";
 
-const { matches, feedAcks, events, orders } = schema;
+const { matches, feedAcks, events, orders, devices } = schema;
 const p = sql.placeholder;
 
 function prepareAll(client: Database) {
@@ -38,10 +38,32 @@ function prepareAll(client: Database) {
       .where(and(eq(matches.tenantId, p("tenantId")), eq(matches.environment, p("environment")), eq(matches.orderId, p("orderId"))))
       .prepare(),
     matchByEventSeq: db.select().from(matches).where(eq(matches.eventSeq, p("seq"))).prepare(),
+    /**
+     * An event id within the scope: events_device_event_uq, once per phone of the scope and once for
+     * device_id IS NULL (test payments). Event ids are unique per phone only, so there may be several.
+     * Unary + on the scope columns: without statistics SQLite would rather range over the scope in
+     * events_amount_time_idx (all of the shop's events) than use the OR of two unique lookups.
+     */
     eventsById: db
       .select()
       .from(events)
-      .where(and(eq(events.tenantId, p("tenantId")), eq(events.environment, p("environment")), eq(events.eventId, p("eventId"))))
+      .where(
+        and(
+          eq(sql`+${events.tenantId}`, p("tenantId")),
+          eq(sql`+${events.environment}`, p("environment")),
+          eq(events.eventId, p("eventId")),
+          or(
+            isNull(events.deviceId),
+            inArray(
+              events.deviceId,
+              db
+                .select({ id: devices.id })
+                .from(devices)
+                .where(and(eq(devices.tenantId, p("tenantId")), eq(devices.environment, p("environment")))),
+            ),
+          ),
+        ),
+      )
       .prepare(),
     orderByKey: db
       .select()

@@ -14,7 +14,7 @@ import * as schema from "../store/schema";
 import { DEFAULT_ORDER_TTL_MS, METADATA_MAX_BYTES, type OrderInputSchema } from "./model";
 import { orderView, type OrderView } from "./views";
 
-const { orders, matches } = schema;
+const { orders, matches, PENDING_ORDER } = schema;
 const p = sql.placeholder;
 
 export type OrderInput = Static<typeof OrderInputSchema>;
@@ -22,7 +22,7 @@ export type OrderInput = Static<typeof OrderInputSchema>;
 function prepareAll(client: Database) {
   const db = drizzle(client, { schema });
   return {
-    /** Expected amounts held by pending orders in [low, high] (orders_candidates_idx range). */
+    /** Expected amounts held by pending orders in [low, high] (orders_pending_amount_idx range). */
     heldAmounts: db
       .select({ id: orders.id, expectedAmount: orders.expectedAmount })
       .from(orders)
@@ -30,10 +30,10 @@ function prepareAll(client: Database) {
         and(
           eq(orders.tenantId, p("tenantId")),
           eq(orders.environment, p("environment")),
-          eq(orders.status, "pending"),
+          PENDING_ORDER,
           gte(orders.expectedAmount, p("low")),
           lte(orders.expectedAmount, p("high")),
-          gte(sql`+${orders.expiresAt}`, p("now")), // + : use the amount index, not orders_expiry_idx
+          gte(sql`+${orders.expiresAt}`, p("now")), // + : use the amount index, not orders_pending_expiry_idx
         ),
       )
       .prepare(),

@@ -1,14 +1,14 @@
 // Storage for the matching engine: the few reads and writes matching needs, as drizzle prepared
 // statements (hot path: every payment event runs them). Each statement narrows by an index:
-// orders_candidates_idx (tenant, environment, status, expected_amount) for candidates and
-// events_waiting_amount_idx (tenant, environment, match_status, amount) for waiting payments;
-// test/matching-store.test.ts checks the query plans.
+// orders_pending_amount_idx (tenant, environment, expected_amount; pending orders only) for
+// candidates and events_amount_time_idx (tenant, environment, amount, occurred_at, …) for waiting
+// payments; test/matching-service.test.ts checks the query plans.
 import type { Database } from "bun:sqlite";
 import { and, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Db } from "../store/db";
 import * as schema from "../store/schema";
-import type { Environment } from "../store/schema";
+import { PENDING_ORDER, type Environment } from "../store/schema";
 import { EARLY_PAYMENT_MS, type OrderFacts, type PaymentFacts } from "./engine";
 
 const { orders, events, matches } = schema;
@@ -67,10 +67,10 @@ function prepareAll(client: Database) {
         and(
           eq(orders.tenantId, p("tenantId")),
           eq(orders.environment, p("environment")),
-          eq(orders.status, "pending"),
+          PENDING_ORDER,
           eq(orders.expectedAmount, p("amount")),
-          // Unary + keeps the planner off orders_expiry_idx (status, expires_at), which would
-          // walk every pending order of every tenant: the amount narrows far better.
+          // Unary + keeps the planner off orders_pending_expiry_idx, which would walk every
+          // pending order of every tenant: the amount narrows far better.
           gte(sql`+${orders.expiresAt}`, p("notExpiredBefore")),
           lte(orders.createdAt, p("createdAtMost")),
         ),
@@ -143,11 +143,11 @@ function prepareAll(client: Database) {
       .set({ matchStatus: sql`${p("status")}` })
       .where(and(eq(events.seq, p("seq")), inArray(events.matchStatus, WAITING)))
       .prepare(),
-    /** Pending orders whose expiry has passed and that the sweeper has not handled yet (orders_expiry_idx). */
+    /** Pending orders whose expiry has passed and that the sweeper has not handled yet (orders_pending_expiry_idx). */
     expiredPending: db
       .select()
       .from(orders)
-      .where(and(eq(orders.status, "pending"), lt(orders.expiresAt, p("now"))))
+      .where(and(PENDING_ORDER, lt(orders.expiresAt, p("now"))))
       .limit(p("limit"))
       .prepare(),
     markExpired: db

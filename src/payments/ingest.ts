@@ -89,7 +89,7 @@ function replayOf(row: StoredAnswer, hash: string, eventId: string): IngestResul
 function findExisting(stmts: Statements, scope: IngestScope, eventId: string): StoredAnswer | null {
   return scope.deviceId !== null
     ? stmts.findByDevice.get(scope.deviceId, eventId)
-    : stmts.findWithoutDevice.get(scope.tenantId, scope.environment, eventId);
+    : stmts.findWithoutDevice.get(eventId, scope.tenantId, scope.environment);
 }
 
 /** Runs inside the commit queue's transaction: everything here is synchronous. */
@@ -169,7 +169,7 @@ function duplicateCandidates(stmts: Statements, scope: IngestScope, r: Report): 
 
 interface Statements {
   findByDevice: Statement<StoredAnswer, [string, string]>;
-  findWithoutDevice: Statement<StoredAnswer, [string, string, string]>;
+  findWithoutDevice: Statement<StoredAnswer, [eventId: string, tenantId: string, environment: string]>;
   insert: Statement<{ seq: number }, any[]>;
   saveAnswer: Statement<unknown, [number, string, string, string | null, number]>;
   touchDevice: Statement<unknown, [number, string]>;
@@ -183,29 +183,36 @@ const ANSWER_COLUMNS = "body_hash, response_status, response_body";
 /** Enough candidates for any real shop; the rules pick among them. */
 const CANDIDATE_LIMIT = 200;
 
+/** The statements' text (exported for the query-plan tests, test/payments-query-plans.test.ts). */
+export const INGEST_SQL = {
+  findByDevice: `SELECT ${ANSWER_COLUMNS} FROM events WHERE device_id = ? AND event_id = ?`,
+  // events_device_event_uq (device_id IS NULL, event_id): test payments of every scope share the
+  // NULL device, so the scope is checked on the few rows with this event_id.
+  findWithoutDevice: `SELECT ${ANSWER_COLUMNS} FROM events WHERE device_id IS NULL AND event_id = ? AND tenant_id = ? AND environment = ? ORDER BY seq LIMIT 1`,
+  insert: `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, payer_name,
+       security_code, reference, occurred_at, received_at, raw, body_hash, response_status, response_body, match_status, duplicate_of)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', ?, ?)
+     ON CONFLICT (device_id, event_id) DO NOTHING RETURNING seq`,
+  saveAnswer: `UPDATE events SET response_status = ?, response_body = ?, match_status = ?, order_id = ? WHERE seq = ?`,
+  touchDevice: `UPDATE devices SET last_seen_at = ? WHERE id = ?`,
+  // events_dup_reference_idx (partial: reference IS NOT NULL, implied by reference = ?).
+  dupByReference: `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND reference = ?
+       AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
+  // events_amount_time_idx: the amount's ±120 s range, source filtered inside the index.
+  dupByDetails: `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND amount = ?
+       AND occurred_at BETWEEN ? AND ? AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
+} as const;
+
 const statementsOf = perStore((store): Statements => {
   const db = store.sqlite;
   return {
-    findByDevice: db.prepare(`SELECT ${ANSWER_COLUMNS} FROM events WHERE device_id = ? AND event_id = ?`),
-    findWithoutDevice: db.prepare(
-      `SELECT ${ANSWER_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND event_id = ? AND device_id IS NULL ORDER BY seq LIMIT 1`,
-    ),
-    insert: db.prepare(
-      `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, payer_name,
-         security_code, reference, occurred_at, received_at, raw, body_hash, response_status, response_body, match_status, duplicate_of)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', ?, ?)
-       ON CONFLICT (device_id, event_id) DO NOTHING RETURNING seq`,
-    ),
-    saveAnswer: db.prepare(`UPDATE events SET response_status = ?, response_body = ?, match_status = ?, order_id = ? WHERE seq = ?`),
-    touchDevice: db.prepare(`UPDATE devices SET last_seen_at = ? WHERE id = ?`),
-    dupByReference: db.prepare(
-      `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND reference = ?
-         AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
-    ),
-    dupByDetails: db.prepare(
-      `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND amount = ?
-         AND occurred_at BETWEEN ? AND ? AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
-    ),
+    findByDevice: db.prepare(INGEST_SQL.findByDevice),
+    findWithoutDevice: db.prepare(INGEST_SQL.findWithoutDevice),
+    insert: db.prepare(INGEST_SQL.insert),
+    saveAnswer: db.prepare(INGEST_SQL.saveAnswer),
+    touchDevice: db.prepare(INGEST_SQL.touchDevice),
+    dupByReference: db.prepare(INGEST_SQL.dupByReference),
+    dupByDetails: db.prepare(INGEST_SQL.dupByDetails),
   };
 });
 

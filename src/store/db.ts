@@ -21,6 +21,10 @@ export interface Store {
 }
 
 export const DB_FILE = "cuadra.db";
+/** SQLite page cache per connection, KiB (PRAGMA cache_size); modest enough for a Raspberry Pi. */
+export const CACHE_KIB = 64 * 1024;
+/** WAL size, in pages, at which a commit checkpoints (PRAGMA wal_autocheckpoint). */
+export const WAL_AUTOCHECKPOINT_PAGES = 4000;
 const MIGRATIONS_TABLE = "__drizzle_migrations";
 
 export function ensureDataDir(dataDir: string): void {
@@ -48,6 +52,23 @@ export function openStore(dataDir: string, opts: OpenOptions = {}): Store {
   sqlite.run("PRAGMA synchronous = FULL");
   migrate(sqlite, embeddedMigrations().slice(0, opts.migrateUpTo));
   sqlite.run("PRAGMA foreign_keys = ON");
+  // Page cache: at most 64 MiB (the default is 2 MiB), allocated only as pages are read. With a
+  // million stored events every insert and lookup lands on a different leaf of the random-keyed
+  // indexes; with the default cache even their interior pages were read from the OS over and over
+  // (bench: 2.8 GB read for 20 000 events; 0.5 GB with this cache).
+  sqlite.run(`PRAGMA cache_size = -${CACHE_KIB}`);
+  // Statement and savepoint journals in memory. They hold the original of each page a statement,
+  // or one event in the commit queue's per-event savepoint, changes until it ends: a few pages. On
+  // disk they were a temp file that every event wrote and nobody read (bench: half of all bytes
+  // written). Durability is the WAL's job and is unchanged. Set after the migrations, so that a
+  // migration's CREATE INDEX on a big table still sorts through temp files, not memory.
+  sqlite.run("PRAGMA temp_store = MEMORY");
+  // Checkpoint when the WAL holds 4000 pages (16 MiB) instead of SQLite's 1000. Pages that every
+  // commit touches (the tails of the events table and of its append-only indexes, page 1) are then
+  // copied into the database once per 4000 pages instead of four times, and the database file is
+  // fsynced a quarter as often: fewer writes (and less wear on an SD card). The price is a longer
+  // pause when a checkpoint does run (bench, loaded database: +18 % events/s in process, p99 up).
+  sqlite.run(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   const versionStmt = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
   return {
     db: drizzle(sqlite, { schema }),
@@ -79,13 +100,19 @@ function migrate(sqlite: Database, migrations: MigrationMeta[]): void {
         "this data dir was written by a newer version of Cuadra; install that version (or newer) to use it",
       );
     }
+    let applied = 0;
     for (const m of migrations) {
       if (m.folderMillis <= lastApplied) continue;
       for (const stmt of m.sql) if (stmt.trim()) sqlite.run(stmt);
       sqlite.run(`INSERT INTO ${MIGRATIONS_TABLE} (hash, created_at) VALUES (?, ?)`, [m.hash, m.folderMillis]);
+      applied++;
     }
-    const broken = sqlite.query("PRAGMA foreign_key_check").all();
-    if (broken.length > 0) throw new Error(`migration left ${broken.length} rows with broken foreign keys`);
+    // Only after a migration ran: the check reads every row of every table with a foreign key
+    // (0.4 s with a million events here), and every CLI command opens the store.
+    if (applied > 0) {
+      const broken = sqlite.query("PRAGMA foreign_key_check").all();
+      if (broken.length > 0) throw new Error(`migration left ${broken.length} rows with broken foreign keys`);
+    }
     sqlite.run("COMMIT");
   } catch (e) {
     sqlite.run("ROLLBACK");

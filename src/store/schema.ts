@@ -121,15 +121,21 @@ export const events = sqliteTable(
     duplicateOf: text("duplicate_of"),
   },
   (t) => [
-    // Permanent per-device deduplication (contract §6): the database decides, not a cache.
+    // Every index here is written on every stored event, and an index keyed by something random
+    // (an event id, an amount) costs about one page write per event once the table is large. So
+    // there are few, and each serves named queries (EXPLAIN QUERY PLAN tests in test/):
+    // Permanent per-device deduplication (contract §6): the database decides, not a cache. Also finds
+    // an event by id for the connector: per device of the scope, and device_id IS NULL for test payments.
     uniqueIndex("events_device_event_uq").on(t.deviceId, t.eventId),
-    index("events_tenant_event_idx").on(t.tenantId, t.environment, t.eventId),
-    index("events_dup_reference_idx").on(t.tenantId, t.environment, t.source, t.reference),
-    index("events_dup_amount_idx").on(t.tenantId, t.environment, t.source, t.amount, t.occurredAt),
+    // Duplicates by reference (contract §6); only events that carry one.
+    index("events_dup_reference_idx").on(t.tenantId, t.environment, t.source, t.reference).where(sql`reference IS NOT NULL`),
+    // The reconciliation view (contract §12): events of a status in commit order.
     index("events_status_idx").on(t.tenantId, t.environment, t.matchStatus, t.seq),
-    // Waiting payments of an amount inside an order's window (matching, contract §10): occurred_at
-    // in the index keeps the lookup a range even with years of unmatched walk-in payments.
-    index("events_waiting_amount_idx").on(t.tenantId, t.environment, t.matchStatus, t.amount, t.occurredAt),
+    // Payments of an amount in a time range, for two queries: duplicates by details (±120 s, filtered
+    // by source) and waiting payments inside an order's window (matching, contract §10; filtered by
+    // match_status). occurred_at keeps both a range even with years of same-amount walk-in payments;
+    // match_status and source are in the index so that the filters read no table rows.
+    index("events_amount_time_idx").on(t.tenantId, t.environment, t.amount, t.occurredAt, t.matchStatus, t.source),
   ],
 );
 
@@ -159,10 +165,19 @@ export const orders = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.environment, t.id] }),
-    index("orders_candidates_idx").on(t.tenantId, t.environment, t.status, t.expectedAmount),
-    index("orders_expiry_idx").on(t.status, t.expiresAt),
+    // Only pending orders are ever looked up by amount or expiry, so only they are indexed: a match,
+    // a cancel or an expiry deletes one entry instead of moving it, and the indexes stay small.
+    // Queries must say `status = 'pending'` literally (PENDING_ORDER) for SQLite to use them.
+    index("orders_pending_amount_idx").on(t.tenantId, t.environment, t.expectedAmount).where(sql`status = 'pending'`),
+    index("orders_pending_expiry_idx").on(t.expiresAt).where(sql`status = 'pending'`),
   ],
 );
+
+/**
+ * `status = 'pending'` written literally, as in the partial indexes on orders: SQLite uses a partial
+ * index only when the query's WHERE implies the index's, which a bound parameter never does.
+ */
+export const PENDING_ORDER = sql`${orders.status} = 'pending'`;
 
 /** Matches; `seq` is commit order and the feed's cursor (contract §11). */
 export const matches = sqliteTable(

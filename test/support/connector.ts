@@ -41,8 +41,30 @@ export function paymentEvent(spec: PaymentSpec, now: number): PaymentEvent {
   });
 }
 
-/** A payment through ingestion (the same path as a phone's event). */
+/**
+ * A phone has events only after it was activated in its shop: a test shortcut for activation, so
+ * that lookups through the scope's phones (manual matches find an event_id that way) see its events.
+ */
+export function ensurePhone(store: Store, clock: Clock, scope: Scope, deviceId: string): void {
+  const row = store.sqlite
+    .query<{ tenant_id: string; environment: string }, [string]>("SELECT tenant_id, environment FROM devices WHERE id = ?")
+    .get(deviceId);
+  if (row) {
+    if (row.tenant_id !== scope.tenantId || row.environment !== scope.environment) {
+      throw new Error(`test phone ${deviceId} belongs to another shop or environment; give this one another id`);
+    }
+    return;
+  }
+  store.sqlite.run(
+    `INSERT INTO devices (id, tenant_id, environment, label, platform, app_version, os_version, secret_enc, status, created_at)
+     VALUES (?, ?, ?, ?, 'android', 'test', 'test', 'v1.test.test', 'active', ?)`,
+    [deviceId, scope.tenantId, scope.environment, deviceId, clock.now()],
+  );
+}
+
+/** A payment through ingestion (the same path as a phone's event, from a phone of the scope). */
 export async function pay(store: Store, clock: Clock, scope: Scope, spec: PaymentSpec) {
+  if (spec.deviceId) ensurePhone(store, clock, scope, spec.deviceId);
   const event = paymentEvent(spec, clock.now());
   const result = await ingestPayment({ store, clock }, { ...scope, deviceId: spec.deviceId ?? null }, event);
   return { eventId: event.event_id, ...result, match: result.body.match as { status: string; order_id: string | null } };

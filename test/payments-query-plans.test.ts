@@ -1,0 +1,49 @@
+// Event ingestion's statements read indexes, never scan (EXPLAIN QUERY PLAN), and the indexes on
+// events are only the ones these and the connector's statements use: every index is written on
+// every stored event, so one that serves no query is pure cost.
+import { afterAll, expect, test } from "bun:test";
+import { INGEST_SQL } from "../src/payments/ingest";
+import { makeTestApp } from "./support/harness";
+
+const t = await makeTestApp();
+afterAll(() => t.close());
+
+const plan = (sqlText: string) => {
+  const params = (sqlText.match(/\?/g) ?? []).map(() => 1);
+  return t.store.sqlite
+    .query<{ detail: string }, any[]>(`EXPLAIN QUERY PLAN ${sqlText}`)
+    .all(...params)
+    .map((r) => r.detail)
+    .join("\n");
+};
+
+const s = INGEST_SQL;
+const cases: [string, string, RegExp][] = [
+  ["replay of a phone's event", s.findByDevice, /^SEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)$/],
+  ["replay of a test payment (no phone)", s.findWithoutDevice, /^SEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)$/],
+  ["duplicates by reference", s.dupByReference, /^SEARCH events USING INDEX events_dup_reference_idx \(tenant_id=\? AND environment=\? AND source=\? AND reference=\?\)$/],
+  ["duplicates by details", s.dupByDetails, /^SEARCH events USING INDEX events_amount_time_idx \(tenant_id=\? AND environment=\? AND amount=\? AND occurred_at>\? AND occurred_at<\?\)$/],
+];
+test.each(cases)("%s", (_n, stmt, expected) => {
+  const text = plan(stmt);
+  expect(text).toMatch(expected);
+  expect(text).not.toMatch(/\bSCAN\b/);
+  expect(text).not.toMatch(/TEMP B-TREE/);
+});
+
+test("the indexes on events are exactly the ones the statements above and the connector's use", () => {
+  const names = t.store.sqlite
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL ORDER BY name")
+    .all()
+    .map((r) => r.name);
+  // events_status_idx: the reconciliation view (connector-query-plans.test.ts); the others above and
+  // in matching-service.test.ts (waiting payments: events_amount_time_idx).
+  expect(names).toEqual(["events_amount_time_idx", "events_device_event_uq", "events_dup_reference_idx", "events_status_idx"]);
+});
+
+test("events without a reference are not in the reference index (it is partial)", () => {
+  const sqlText = t.store.sqlite
+    .query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE name = 'events_dup_reference_idx'")
+    .get()!.sql;
+  expect(sqlText).toMatch(/WHERE reference IS NOT NULL$/);
+});
