@@ -1,24 +1,45 @@
 // `bun run bench`: how many signed payment events per second the built binary acknowledges (each
-// one durable: synchronous=FULL, committed before the 201), against a bare Bun.serve hello-world
-// measured in the same run on the same machine. wrk drives both, on loopback, with the same
-// threads, connections and duration; the events are pre-signed and fed to wrk by a Lua script.
+// one durable: synchronous=FULL, committed before the 201), in two scenarios, against a bare
+// Bun.serve hello-world measured in the same run on the same machine:
+// - empty: a new data dir holding only the shop and its phones;
+// - loaded: the same shop after a busy month, 100 000 pending orders and 1 000 000 stored events
+//   (bench/seed.ts; cached under .bench/ and copied for every run).
+// Both receive the same signed events (bench/load.ts). wrk drives every server on loopback with the
+// same threads, connections and duration; the events are pre-signed and fed to wrk by a Lua script.
 //
-// Environment: BENCH_DURATION (seconds, default 10), BENCH_CONNECTIONS (default 64),
-// BENCH_THREADS (default 2).
+// Environment: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 64),
+// BENCH_THREADS (default 2), BENCH_RUNS (empty/loaded pairs, default 2), BENCH_EVENTS (signed
+// events in the pool, default 120 000), BENCH_PENDING_ORDERS (default 100 000),
+// BENCH_STORED_EVENTS (default 1 000 000), BENCH_SCENARIOS (default "empty,loaded"),
+// BENCH_WARMUP (seconds of unmeasured load before each run, default 3).
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { signRequest } from "../src/device/signing";
+import { DB_FILE } from "../src/store/db";
+import { LUA, planLoad, signLoad, type PendingOrder, type PlannedEvent } from "./load";
+import { cachedSeed, copyDataDir, emptyLike, type SeedMeta } from "./seed";
 
 const ROOT = resolve(import.meta.dir, "..");
 const BINARY = join(ROOT, "dist", "cuadra");
+const CACHE = join(ROOT, ".bench");
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const THREADS = Number(process.env.BENCH_THREADS ?? 2);
-/** Pre-signed events: more than the run can send, so that every request is a first receipt. */
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 400_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 2);
+/** Seconds of load before each measured run, from their own slice of the pool (WARMUP_SHARE). */
+const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3);
+const WARMUP_SHARE = 0.2;
+/** Pre-signed events: more than a run can send, so that every request is a first receipt. */
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 120_000);
+const SPEC = {
+  pendingOrders: Number(process.env.BENCH_PENDING_ORDERS ?? 100_000),
+  storedEvents: Number(process.env.BENCH_STORED_EVENTS ?? 1_000_000),
+};
+type Scenario = "empty" | "loaded";
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "empty,loaded").split(",").map((s) => s.trim()) as Scenario[];
 
 function log(msg: string) {
   process.stderr.write(`bench: ${msg}\n`);
@@ -103,105 +124,11 @@ function parseWrk(out: string): WrkResult {
   };
 }
 
-async function wrk(bin: string, url: string, script?: string): Promise<WrkResult> {
-  const args = [bin, "-t", String(THREADS), "-c", String(CONNECTIONS), "-d", `${DURATION_S}s`, "--latency", ...(script ? ["-s", script] : []), url];
+async function wrk(bin: string, url: string, script?: string, seconds = DURATION_S): Promise<WrkResult> {
+  const args = [bin, "-t", String(THREADS), "-c", String(CONNECTIONS), "-d", `${seconds}s`, "--latency", ...(script ? ["-s", script] : []), url];
   const r = await run(args);
   if (r.code !== 0) throw new Error(`wrk failed: ${r.err || r.out}`);
   return parseWrk(r.out);
-}
-
-/** The body the Lua script builds for event `i`; signed here over exactly these bytes. */
-const eventBody = (i: number, ts: string) =>
-  `{"event_id":"bench-${i}","kind":"payment.received","occurred_at":${ts},"source":"yape","amount":${1000 + i},"currency":"PEN","payer_name":"Cliente ${i}"}`;
-
-const LUA = (sigFile: string, deviceId: string, ts: string, total: number) => `
--- Pre-signed POST /device/v1/events: thread k sends events k, k+T, k+2T, ... (unique ids).
-local threads = {}
-local counter = 1
-function setup(thread)
-  thread:set("first", counter)
-  counter = counter + 1
-  table.insert(threads, thread)
-end
-function init(args)
-  sigs = {}
-  for line in io.lines("${sigFile}") do sigs[#sigs + 1] = line end
-  step = ${THREADS}
-  i = first
-end
-function request()
-  local n = i
-  i = i + step
-  if n > ${total} then n = ((n - 1) % ${total}) + 1 end
-  local id = "bench-" .. n
-  local body = '{"event_id":"' .. id .. '","kind":"payment.received","occurred_at":${ts},"source":"yape","amount":' .. (1000 + n) .. ',"currency":"PEN","payer_name":"Cliente ' .. n .. '"}'
-  return wrk.format("POST", "/device/v1/events", {
-    ["Content-Type"] = "application/json",
-    ["Idempotency-Key"] = id,
-    ["X-Device-Id"] = "${deviceId}",
-    ["X-Timestamp"] = "${ts}",
-    ["X-Signature-Alg"] = "HMAC-SHA256",
-    ["X-Signature"] = sigs[n],
-  }, body)
-end
-`;
-
-async function benchCuadra(wrkBin: string, work: string): Promise<{ result: WrkResult; stored: number }> {
-  const dataDir = join(work, "data");
-  const cli = (...args: string[]) => must([BINARY, ...args, "--data-dir", dataDir, "--json"]);
-  const tenant = JSON.parse(await cli("tenant", "create", "--name", "Bench"));
-  const code = JSON.parse(await cli("code", "create", "--tenant", tenant.tenant_id, "--env", "live"));
-  const port = await freePort();
-  const server = Bun.spawn(
-    [BINARY, "serve", "--host", "127.0.0.1", "--port", String(port), "--tls", "off", "--no-init", "--rate-limit-scale", "0", "--data-dir", dataDir],
-    { stdout: "ignore", stderr: "inherit", env: { ...process.env, NODE_ENV: "production" } },
-  );
-  try {
-    const base = `http://127.0.0.1:${port}`;
-    await waitFor(`${base}/healthz`, server);
-    const act = await fetch(`${base}/device/v1/activation`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ activation_code: code.code, device_label: "bench", app_version: "1", platform: "android", os_version: "1" }),
-    });
-    if (act.status !== 201) throw new Error(`activation failed: ${act.status} ${await act.text()}`);
-    const { device_id, secret } = (await act.json()) as { device_id: string; secret: string };
-
-    const ts = String(Date.now());
-    log(`pre-signing ${EVENTS} events`);
-    const sigs: string[] = new Array(EVENTS);
-    for (let i = 1; i <= EVENTS; i++) sigs[i - 1] = signRequest(secret, ts, "POST", "/device/v1/events", eventBody(i, ts));
-    const sigFile = join(work, "sigs.txt");
-    writeFileSync(sigFile, sigs.join("\n") + "\n");
-    const script = join(work, "events.lua");
-    writeFileSync(script, LUA(sigFile, device_id, ts, EVENTS));
-
-    // One signed request by hand first: a broken script would otherwise measure 401s.
-    const probe = await fetch(`${base}/device/v1/events`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "idempotency-key": "probe-1",
-        "x-device-id": device_id,
-        "x-timestamp": ts,
-        "x-signature-alg": "HMAC-SHA256",
-        "x-signature": signRequest(secret, ts, "POST", "/device/v1/events", eventBody(0, ts).replace("bench-0", "probe-1")),
-      },
-      body: eventBody(0, ts).replace("bench-0", "probe-1"),
-    });
-    if (probe.status !== 201) throw new Error(`probe event failed: ${probe.status} ${await probe.text()}`);
-
-    log(`wrk on POST /device/v1/events for ${DURATION_S} s`);
-    const result = await wrk(wrkBin, `${base}/device/v1/events`, script);
-    server.kill("SIGTERM");
-    await server.exited;
-    const db = new Database(join(dataDir, "cuadra.db"), { readonly: true });
-    const stored = db.query<{ n: number }, []>("SELECT count(*) AS n FROM events WHERE event_id LIKE 'bench-%'").get()!.n;
-    db.close();
-    return { result, stored };
-  } finally {
-    if (server.exitCode === null) server.kill("SIGKILL");
-  }
 }
 
 async function benchHello(wrkBin: string): Promise<WrkResult> {
@@ -219,38 +146,170 @@ async function benchHello(wrkBin: string): Promise<WrkResult> {
   }
 }
 
+interface RunResult {
+  scenario: Scenario;
+  run: number;
+  wrk: WrkResult;
+  /** Bench events on disk after the run, by match status. */
+  statuses: Record<string, number>;
+  stored: number;
+  /** Server's peak resident memory (VmHWM), MB. */
+  peakRssMb: number;
+}
+
+function peakRssMb(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+async function benchCuadra(
+  wrkBin: string,
+  scenario: Scenario,
+  run: number,
+  seed: { dir: string; meta: SeedMeta },
+  plan: PlannedEvent[],
+): Promise<RunResult> {
+  const work = mkdtempSync(join(tmpdir(), `cuadra-bench-${scenario}-`));
+  const dataDir = join(work, "data");
+  try {
+    if (scenario === "loaded") copyDataDir(seed.dir, dataDir);
+    else emptyLike(seed.dir, dataDir);
+    const seqBefore = scenario === "loaded" ? seed.meta.lastEventSeq : 0;
+    const port = await freePort();
+    const server = Bun.spawn(
+      [BINARY, "serve", "--host", "127.0.0.1", "--port", String(port), "--tls", "off", "--no-init", "--rate-limit-scale", "0", "--data-dir", dataDir],
+      { stdout: "ignore", stderr: "inherit", env: { ...process.env, NODE_ENV: "production" } },
+    );
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await waitFor(`${base}/healthz`, server);
+      const devices = seed.meta.devices.filter((x) => x.status === "active");
+
+      // Signed now: X-Timestamp must be within 300 s of the server's clock during the run.
+      const ts = Date.now();
+      const sigFile = join(work, "events.tsv");
+      writeFileSync(sigFile, signLoad(plan, devices, ts));
+      // The first part of the pool warms the server up (JIT, SQLite's page cache), the rest is measured.
+      const warmLast = WARMUP_S > 0 ? Math.floor(plan.length * WARMUP_SHARE) : 0;
+      const warmScript = join(work, "warmup.lua");
+      writeFileSync(warmScript, LUA(sigFile, THREADS, ts, 1, warmLast));
+      const script = join(work, "events.lua");
+      writeFileSync(script, LUA(sigFile, THREADS, ts, warmLast + 1, plan.length));
+
+      // One signed request by hand first: a broken script would otherwise measure 401s.
+      const body = JSON.stringify({ event_id: `probe-${run}`, kind: "payment.received", occurred_at: ts, source: "yape", amount: 123, currency: "PEN" });
+      const probe = await fetch(`${base}/device/v1/events`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "idempotency-key": `probe-${run}`,
+          "x-device-id": devices[0]!.id,
+          "x-timestamp": String(ts),
+          "x-signature-alg": "HMAC-SHA256",
+          "x-signature": signRequest(devices[0]!.secret, String(ts), "POST", "/device/v1/events", body),
+        },
+        body,
+      });
+      if (probe.status !== 201) throw new Error(`probe event failed: ${probe.status} ${await probe.text()}`);
+
+      if (warmLast > 0) {
+        log(`run ${run}, ${scenario} database: warming up for ${WARMUP_S} s (not counted)`);
+        await wrk(wrkBin, `${base}/device/v1/events`, warmScript, WARMUP_S);
+      }
+      log(`run ${run}, ${scenario} database: wrk on POST /device/v1/events for ${DURATION_S} s`);
+      const result = await wrk(wrkBin, `${base}/device/v1/events`, script);
+      const peak = peakRssMb(server.pid);
+      server.kill("SIGTERM");
+      await server.exited;
+      const db = new Database(join(dataDir, DB_FILE), { readonly: true });
+      const rows = db
+        .query<{ s: string; n: number }, [number]>("SELECT match_status AS s, count(*) AS n FROM events WHERE seq > ? AND event_id NOT LIKE 'probe-%' GROUP BY 1")
+        .all(seqBefore);
+      db.close();
+      const statuses = Object.fromEntries(rows.map((x) => [x.s, x.n]));
+      return { scenario, run, wrk: result, statuses, stored: rows.reduce((a, x) => a + x.n, 0), peakRssMb: peak };
+    } finally {
+      if (server.exitCode === null) server.kill("SIGKILL");
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "?");
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
 
 async function main() {
   const started = Date.now();
   const wrkBin = await ensureWrk();
   log("building dist/cuadra");
   await must(["bun", "run", "build"]);
-  const work = mkdtempSync(join(tmpdir(), "cuadra-bench-"));
-  try {
-    const cuadra = await benchCuadra(wrkBin, work);
-    const hello = await benchHello(wrkBin);
-    const c = cuadra.result;
-    const lines = [
-      "",
-      `wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION_S}s on loopback; ${(await run(["nproc"])).out.trim()} CPUs; Bun ${Bun.version}`,
-      "",
-      "| server                                         | req/s    | p50 ms | p99 ms | non-2xx |",
-      "|------------------------------------------------|----------|--------|--------|---------|",
-      `| cuadra POST /device/v1/events (signed, durable) | ${fmt(c.perSecond).padStart(8)} | ${fmt(c.p50ms, 2).padStart(6)} | ${fmt(c.p99ms, 2).padStart(6)} | ${String(c.non2xx).padStart(7)} |`,
-      `| bare Bun.serve hello                            | ${fmt(hello.perSecond).padStart(8)} | ${fmt(hello.p50ms, 2).padStart(6)} | ${fmt(hello.p99ms, 2).padStart(6)} | ${String(hello.non2xx).padStart(7)} |`,
-      "",
-      `ratio cuadra / hello: throughput ${fmt((100 * c.perSecond) / hello.perSecond, 1)} %, p50 ×${fmt(c.p50ms / hello.p50ms, 1)}, p99 ×${fmt(c.p99ms / hello.p99ms, 1)}`,
-      `events on disk after the run: ${cuadra.stored}; responses counted by wrk: ${c.requests} (requests still in flight when wrk stopped are stored but not counted)${c.requests > EVENTS ? `; more than ${EVENTS} pre-signed, so some were replays` : ""}`,
-      ...(c.errors ? [`socket errors (cuadra): ${c.errors}`] : []),
-      ...(hello.errors ? [`socket errors (hello): ${hello.errors}`] : []),
-      `total bench time: ${fmt((Date.now() - started) / 1000, 1)} s`,
-    ];
-    console.log(lines.join("\n"));
-    if (c.non2xx > 0) process.exitCode = 1;
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const seed = await cachedSeed(CACHE, SPEC, log);
+  const seedDb = new Database(join(seed.dir, DB_FILE), { readonly: true });
+  const pending = seedDb
+    .query<PendingOrder, []>("SELECT id, expected_amount, customer_name, security_code, created_at FROM orders WHERE status = 'pending' ORDER BY id")
+    .all();
+  seedDb.close();
+  const plan = planLoad(EVENTS, seed.meta.devices.filter((x) => x.status === "active").length, pending);
+
+  const measuredPool = plan.length - (WARMUP_S > 0 ? Math.floor(plan.length * WARMUP_SHARE) : 0);
+  const results: RunResult[] = [];
+  for (let run = 1; run <= RUNS; run++) for (const s of SCENARIOS) results.push(await benchCuadra(wrkBin, s, run, seed, plan));
+  const hello = await benchHello(wrkBin);
+
+  const row = (name: string, w: WrkResult, extra = "") =>
+    `| ${name.padEnd(40)} | ${fmt(w.perSecond).padStart(8)} | ${fmt(w.p50ms, 2).padStart(6)} | ${fmt(w.p99ms, 2).padStart(7)} | ${String(w.non2xx).padStart(7)} | ${extra}`;
+  const statusText = (s: Record<string, number>) =>
+    ["matched", "ambiguous", "unmatched", "duplicate"].map((k) => `${k} ${s[k] ?? 0}`).join(", ");
+  const bySc = (s: Scenario) => results.filter((x) => x.scenario === s);
+  const med = (s: Scenario, f: (w: WrkResult) => number) => median(bySc(s).map((x) => f(x.wrk)));
+  // How much matching work the load finds in the loaded database: pending orders with the event's amount (any window).
+  const byAmount = new Map<number, number>();
+  for (const o of pending) byAmount.set(o.expected_amount, (byAmount.get(o.expected_amount) ?? 0) + 1);
+  const cands = plan.filter((e) => e.kind !== "duplicate").map((e) => byAmount.get(e.amount) ?? 0);
+  const kinds = plan.reduce<Record<string, number>>((a, e) => ((a[e.kind] = (a[e.kind] ?? 0) + 1), a), {});
+  const c = seed.meta.counts;
+  const lines = [
+    "",
+    `wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION_S}s on loopback after ${WARMUP_S} s of warm-up; ${(await run(["nproc"])).out.trim()} CPUs; Bun ${Bun.version}; ${RUNS} run(s) per scenario`,
+    `loaded database: ${c["orders.pending"] ?? 0} pending orders (${(c["orders.matched"] ?? 0) + (c["orders.expired"] ?? 0) + (c["orders.cancelled"] ?? 0)} more matched, expired or cancelled), ` +
+      `${seed.meta.lastEventSeq} stored events (${statusText(Object.fromEntries(Object.entries(c).filter(([k]) => k.startsWith("events.")).map(([k, v]) => [k.slice(7), v])))}), ` +
+      `${(seed.meta.bytes / 1e6).toFixed(0)} MB; seeded in ${seed.meta.seconds} s`,
+    `signed events in the pool: ${plan.length} (${kinds.order ?? 0} pay a pending order, ${kinds.counter ?? 0} counter sales, ${kinds.duplicate ?? 0} second-phone reports); ` +
+      `pending orders with a new event's amount in the loaded db: ${fmt((100 * cands.filter((n) => n > 0).length) / cands.length, 1)} % of events have some, ` +
+      `mean ${fmt(cands.reduce((a, n) => a + n, 0) / cands.length, 1)}, max ${Math.max(...cands)}`,
+    "",
+    "| server                                   | req/s    | p50 ms | p99 ms  | non-2xx | bench events on disk (warm-up included) by match status; server peak RSS",
+    "|------------------------------------------|----------|--------|---------|---------|------",
+    ...results.map((x) =>
+      row(`cuadra events, ${x.scenario} db, run ${x.run}`, x.wrk, `${statusText(x.statuses)}; ${fmt(x.peakRssMb)} MB${x.wrk.requests > measuredPool ? `; ${x.wrk.requests - measuredPool}+ replays` : ""}`),
+    ),
+    row("bare Bun.serve hello", hello),
+    "",
+    ...SCENARIOS.map(
+      (s) => `median ${s}: ${fmt(med(s, (w) => w.perSecond))} req/s, p50 ${fmt(med(s, (w) => w.p50ms), 2)} ms, p99 ${fmt(med(s, (w) => w.p99ms), 2)} ms`,
+    ),
+    ...(SCENARIOS.includes("empty") && SCENARIOS.includes("loaded")
+      ? [
+          `loaded / empty: throughput ${fmt((100 * med("loaded", (w) => w.perSecond)) / med("empty", (w) => w.perSecond), 1)} % (goal ≥ 80 %), ` +
+            `p50 ×${fmt(med("loaded", (w) => w.p50ms) / med("empty", (w) => w.p50ms), 2)}, p99 ×${fmt(med("loaded", (w) => w.p99ms) / med("empty", (w) => w.p99ms), 2)}`,
+        ]
+      : []),
+    ...SCENARIOS.map((s) => `${s} / hello: throughput ${fmt((100 * med(s, (w) => w.perSecond)) / hello.perSecond, 1)} %`),
+    `responses counted by wrk exclude requests still in flight when it stopped (stored, but not counted)`,
+    ...results.filter((x) => x.wrk.errors).map((x) => `socket errors (${x.scenario}, run ${x.run}): ${x.wrk.errors}`),
+    ...(hello.errors ? [`socket errors (hello): ${hello.errors}`] : []),
+    `total bench time: ${fmt((Date.now() - started) / 1000, 1)} s`,
+  ];
+  console.log(lines.join("\n"));
+  if (results.some((x) => x.wrk.non2xx > 0)) process.exitCode = 1;
 }
 
 await main();
