@@ -3,6 +3,7 @@
 // retries what is safe to retry, honouring Retry-After. Used by the end-to-end tests and the
 // simulator; `fetch`, `now` and `sleep` are injectable so tests can drive it without a socket or
 // without waiting.
+import type { License } from "../tenants/service";
 import { requestTarget, signRequest, SIGNATURE_ALG } from "../device/signing";
 
 export interface ActivationRequest {
@@ -13,14 +14,8 @@ export interface ActivationRequest {
   os_version: string;
 }
 
-export interface License {
-  status: "active" | "suspended";
-  reason: null | "suspended" | "expired";
-  plan: string;
-  max_devices: number;
-  devices_in_use: number;
-  expires_at: number | null;
-}
+/** The license object of contract §3, as the server describes it. */
+export type { License };
 
 export interface DeviceConfig {
   heartbeat_interval_ms: number;
