@@ -263,7 +263,7 @@ describe("duplicates across phones", () => {
   });
 });
 
-test("matchNewEvent runs in the storing transaction: an event that fits one pending order answers matched", async () => {
+test("the match is decided and written in the storing transaction: an event that fits one pending order answers matched", async () => {
   const tenant = t.tenant();
   const phone = await activatePhone(t, { tenantId: tenant.tenant_id });
   const synced = await t.request("POST", "/connector/v1/orders", {

@@ -2,7 +2,7 @@
 // re-evaluation, expiry and the sweeper, and the query plans (indexes, never scans).
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../src/clock";
-import { matchNewEvent, sweepExpiredOrders } from "../src/matching/service";
+import { decideNewEvent, MatchConflictError, recordAutoMatch, sweepExpiredOrders } from "../src/matching/service";
 import { statements } from "../src/matching/store";
 import { ApiError } from "../src/http/errors";
 import type { Db } from "../src/store/db";
@@ -219,19 +219,52 @@ describe("unique amounts", () => {
   });
 });
 
-describe("matchNewEvent seam", () => {
-  test("records the outcome on the event row and refuses events that are not waiting", () => {
+describe("decideNewEvent + recordAutoMatch seam", () => {
+  const payment = { amount: 2500, currency: "PEN", payerName: null, securityCode: null };
+
+  test("decideNewEvent reads the orders only and writes nothing", () => {
+    sync(store, clock, scope, [order("A-1", 2500), order("B-1", 3100), order("B-2", 3100)]);
+    const matchesBefore = matchCount(store);
+    const decide = (amount: number) =>
+      store.db.transaction((tx) => decideNewEvent(tx as unknown as Db, clock.now(), scope, { ...payment, amount, occurredAt: clock.now() }));
+    expect(decide(2500)).toEqual({ status: "matched", orderId: "A-1" });
+    expect(decide(3100)).toEqual({ status: "ambiguous", orderId: null });
+    expect(decide(999)).toEqual({ status: "unmatched", orderId: null });
+    expect(orderRow(store, scope, "A-1")!.status).toBe("pending");
+    expect(matchCount(store)).toBe(matchesBefore);
+  });
+
+  test("recordAutoMatch writes the order and the match row, and refuses an order that is no longer open", () => {
     sync(store, clock, scope, [order("A-1", 2500)]);
-    const seq = store.sqlite
-      .query<{ seq: number }, any[]>(
-        `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, occurred_at, received_at,
-          body_hash, response_status, response_body, match_status) VALUES ('direct-1', NULL, ?, ?, 'payment.received', 'yape', 2500, 'PEN', ?, ?, 'h', 201, '{}', 'unmatched') RETURNING seq`,
-      )
-      .get(scope.tenantId, scope.environment, clock.now(), clock.now())!.seq;
-    const outcome = store.db.transaction((tx) => matchNewEvent(tx as unknown as Db, clock.now(), seq));
-    expect(outcome).toEqual({ status: "matched", orderId: "A-1" });
-    expect(eventRow(store, "direct-1")).toMatchObject({ match_status: "matched", order_id: "A-1" });
-    expect(() => store.db.transaction((tx) => matchNewEvent(tx as unknown as Db, clock.now(), seq))).toThrow(/only new, non-duplicate/);
+    const matchesBefore = matchCount(store);
+    const insert = (eventId: string) =>
+      store.sqlite
+        .query<{ seq: number }, any[]>(
+          `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, occurred_at, received_at,
+            body_hash, response_status, response_body, match_status, order_id) VALUES (?, NULL, ?, ?, 'payment.received', 'yape', 2500, 'PEN', ?, ?, 'h', 201, '{}', 'matched', 'A-1') RETURNING seq`,
+        )
+        .get(eventId, scope.tenantId, scope.environment, clock.now(), clock.now())!.seq;
+    const event = (eventId: string, seq: number) => ({
+      seq,
+      ...scope,
+      eventId,
+      deviceId: null,
+      amount: 2500,
+      currency: "PEN",
+      source: "yape",
+      payerName: null,
+      securityCode: null,
+      reference: null,
+      occurredAt: clock.now(),
+    });
+    const row = store.db.transaction((tx) => recordAutoMatch(tx as unknown as Db, clock.now(), event("direct-1", insert("direct-1")), "A-1"));
+    expect(row).toMatchObject({ orderId: "A-1", eventId: "direct-1", method: "auto", amount: 2500 });
+    expect(orderRow(store, scope, "A-1")).toMatchObject({ status: "matched", match_id: row.id });
+    expect(() =>
+      store.db.transaction((tx) => recordAutoMatch(tx as unknown as Db, clock.now(), event("direct-2", insert("direct-2")), "A-1")),
+    ).toThrow(MatchConflictError);
+    expect(eventRow(store, "direct-2")).toBeNull(); // rolled back with the transaction
+    expect(matchCount(store)).toBe(matchesBefore + 1);
   });
 });
 

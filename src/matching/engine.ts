@@ -24,14 +24,18 @@ export interface OrderFacts {
   securityCode: string | null;
 }
 
-/** What matching needs to know of a payment event. `seq` identifies it. */
-export interface PaymentFacts {
-  seq: number;
+/** What matching needs to know of a payment, stored or about to be. */
+export interface NewPaymentFacts {
   amount: number;
   currency: string;
   occurredAt: number;
   payerName: string | null;
   securityCode: string | null;
+}
+
+/** A stored payment event: `seq` identifies it. */
+export interface PaymentFacts extends NewPaymentFacts {
+  seq: number;
 }
 
 /** Which rule of §10 decided a match (kept for tests and for reading the code, not stored). */
@@ -67,7 +71,7 @@ export function codesAgree(a: string | null, b: string | null): boolean {
  * Whether `order` is a candidate for `payment`: pending now, the same expected amount and currency,
  * the payment inside the order's window, and no conflicting security code.
  */
-export function isCandidate(order: OrderFacts, payment: PaymentFacts, now: number): boolean {
+export function isCandidate(order: OrderFacts, payment: NewPaymentFacts, now: number): boolean {
   return (
     effectiveStatus(order, now) === "pending" &&
     order.expectedAmount === payment.amount &&
@@ -93,7 +97,7 @@ export function decide<T>(candidates: readonly T[], carriesCode: (c: T) => boole
 }
 
 /** The event's side: which of these orders the payment pays, by rules 1–5. */
-export function chooseOrder(payment: PaymentFacts, orders: readonly OrderFacts[], now: number): Decision<OrderFacts> {
+export function chooseOrder(payment: NewPaymentFacts, orders: readonly OrderFacts[], now: number): Decision<OrderFacts> {
   return decide(
     orders.filter((o) => isCandidate(o, payment, now)),
     (o) => codesAgree(o.securityCode, payment.securityCode),

@@ -4,17 +4,18 @@
 // (one per order, one per event) are the last line of defence.
 //
 // Entry points:
-// - matchNewEvent: event ingestion, inside the transaction that stored a non-duplicate event.
+// - decideNewEvent + recordAutoMatch: event ingestion, inside the transaction that stores a
+//   non-duplicate event: the outcome is decided before the insert, so the event row is written once,
+//   in its final state, and then the match row and the order.
 // - reevaluateWaiting: after orders were created, re-synced, cancelled or expired.
-// - recordMatch: the one way a match is written (automatic or manual).
+// - recordMatch: a match of an event that was stored waiting (re-evaluation, or a person's).
 // - sweepExpiredOrders: periodic; marks expired orders and re-evaluates what waited on them.
 import { newTimeOrderedId } from "../ids";
 import type { Db, Store } from "../store/db";
-import { chooseOrder, settleWaitingPayment, type OrderFacts, type PaymentFacts, type Settlement } from "./engine";
+import { chooseOrder, settleWaitingPayment, type NewPaymentFacts, type OrderFacts, type PaymentFacts, type Settlement } from "./engine";
 import {
   candidateOrdersFor,
   changes,
-  paymentFactsOf,
   statements,
   waitingPaymentsFor,
   type EventRow,
@@ -25,10 +26,7 @@ import {
 
 export type { Scope } from "./store";
 
-export interface MatchOutcome {
-  status: "matched" | "unmatched" | "ambiguous";
-  orderId: string | null;
-}
+export type MatchOutcome = { status: "matched"; orderId: string } | { status: "unmatched" | "ambiguous"; orderId: null };
 
 /** A match could not be written because one side was taken meanwhile (the caller rolls back). */
 export class MatchConflictError extends Error {
@@ -47,9 +45,27 @@ function settleWaiting(s: MatchingStatements, scope: Scope, payment: PaymentFact
   );
 }
 
+/** What a match row copies of its event. */
+export type MatchedEvent = Pick<
+  EventRow,
+  | "seq"
+  | "tenantId"
+  | "environment"
+  | "eventId"
+  | "deviceId"
+  | "amount"
+  | "currency"
+  | "source"
+  | "payerName"
+  | "securityCode"
+  | "reference"
+  | "occurredAt"
+>;
+
 /**
- * Writes a match: the match row (its seq is the feed's commit order), the order marked matched and
- * the event marked matched. Throws MatchConflictError when either side is no longer open.
+ * Writes a match of an event that was stored waiting: the order marked matched, the event marked
+ * matched and the match row (its seq is the feed's commit order). Throws MatchConflictError when
+ * either side is no longer open.
  */
 export function recordMatch(
   db: Db,
@@ -59,14 +75,58 @@ export function recordMatch(
   method: "auto" | "manual",
 ): MatchRow {
   const s = statements(db);
+  const id = markOrderMatched(s, now, event, orderId);
+  if (changes(s.markEventMatched.run({ seq: event.seq, orderId })) !== 1) throw new MatchConflictError("event");
+  return insertMatch(s, now, id, event, orderId, method);
+}
+
+/**
+ * The outcome of rules 1–5 for a payment that is being stored, decided from its own side only
+ * (contract §10): other waiting payments that could concern the chosen order do not make it
+ * ambiguous (the order's side applies to re-evaluation, reevaluateWaiting). Reads orders only, so
+ * ingestion calls it before inserting the event and writes the event row once, with this outcome;
+ * a `matched` outcome must then be written by recordAutoMatch in the same transaction.
+ */
+export function decideNewEvent(tx: Db, now: number, scope: Scope, payment: NewPaymentFacts): MatchOutcome {
+  const s = statements(tx);
+  const decision = chooseOrder(payment, candidateOrdersFor(s, scope, payment, now), now);
+  if (decision.outcome === "matched") return { status: "matched", orderId: decision.pick.id };
+  return { status: decision.outcome, orderId: null };
+}
+
+/**
+ * Writes the match that decideNewEvent chose for `event`, which was just inserted already matched
+ * to `orderId`: the order marked matched and the match row. Throws MatchConflictError when the order
+ * is no longer open (the caller rolls back the event with it); matches_order_uq and
+ * matches_event_uq stay the last line of defence.
+ */
+export function recordAutoMatch(tx: Db, now: number, event: MatchedEvent, orderId: string): MatchRow {
+  const s = statements(tx);
+  const id = markOrderMatched(s, now, event, orderId);
+  return insertMatch(s, now, id, event, orderId, "auto");
+}
+
+/** Marks the order matched under a new match id, which it returns; throws MatchConflictError when it is not open. */
+function markOrderMatched(s: MatchingStatements, now: number, event: MatchedEvent, orderId: string): string {
   // Time-ordered: matches_id_uq then grows at its end (one random page per match less).
   const id = newTimeOrderedId("mat", now);
   const scope = { tenantId: event.tenantId, environment: event.environment };
   if (changes(s.markOrderMatched.run({ ...scope, id: orderId, matchId: id, now })) !== 1) throw new MatchConflictError("order");
-  if (changes(s.markEventMatched.run({ seq: event.seq, orderId })) !== 1) throw new MatchConflictError("event");
+  return id;
+}
+
+function insertMatch(
+  s: MatchingStatements,
+  now: number,
+  id: string,
+  event: MatchedEvent,
+  orderId: string,
+  method: "auto" | "manual",
+): MatchRow {
   const [row] = s.insertMatch.all({
     id,
-    ...scope,
+    tenantId: event.tenantId,
+    environment: event.environment,
     orderId,
     eventSeq: event.seq,
     eventId: event.eventId,
@@ -82,31 +142,6 @@ export function recordMatch(
     method,
   });
   return row!;
-}
-
-/**
- * contract §10 for a payment that just arrived. Called by event ingestion inside the transaction
- * that stored the (non-duplicate) event `eventSeq`; records the outcome on the event row and, when
- * the rules pick exactly one order, the match. A new payment is decided by rules 1–5 from its own
- * side only: other waiting payments that could concern the chosen order do not make it ambiguous
- * (the order's side applies to re-evaluation, reevaluateWaiting).
- */
-export function matchNewEvent(tx: Db, now: number, eventSeq: number): MatchOutcome {
-  const s = statements(tx);
-  const event = s.eventBySeq.get({ seq: eventSeq });
-  if (!event) throw new Error(`matchNewEvent: no event with seq ${eventSeq}`);
-  if (event.matchStatus !== "unmatched" && event.matchStatus !== "ambiguous") {
-    throw new Error(`matchNewEvent: event ${eventSeq} is ${event.matchStatus}; only new, non-duplicate events are matched`);
-  }
-  const scope = { tenantId: event.tenantId, environment: event.environment };
-  const payment = paymentFactsOf(event);
-  const decision = chooseOrder(payment, candidateOrdersFor(s, scope, payment, now), now);
-  if (decision.outcome === "matched") {
-    recordMatch(tx, now, event, decision.pick.id, "auto");
-    return { status: "matched", orderId: decision.pick.id };
-  }
-  if (decision.outcome !== event.matchStatus) s.setWaitingStatus.run({ seq: eventSeq, status: decision.outcome });
-  return { status: decision.outcome, orderId: null };
 }
 
 /** The amount and window an order had (before a change) or has (after it). */

@@ -9,7 +9,7 @@ import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Db } from "../store/db";
 import * as schema from "../store/schema";
 import { PENDING_ORDER, type Environment } from "../store/schema";
-import { EARLY_PAYMENT_MS, type OrderFacts, type PaymentFacts } from "./engine";
+import { EARLY_PAYMENT_MS, type NewPaymentFacts, type OrderFacts, type PaymentFacts } from "./engine";
 
 const { orders, events, matches } = schema;
 const p = sql.placeholder;
@@ -168,7 +168,7 @@ function prepareAll(client: Database) {
 
 /**
  * A value made once per connection (prepared statements): `perConnection(make)(db)`. Keyed by the
- * connection rather than the Store (compare perStore in store/db.ts) because matchNewEvent is handed
+ * connection rather than the Store (compare perStore in store/db.ts) because decideNewEvent is handed
  * only a transaction; statements prepared on the connection work inside any of its transactions.
  */
 export function perConnection<T>(make: (client: Database) => T): (db: Db) => T {
@@ -190,7 +190,7 @@ export type MatchingStatements = ReturnType<typeof prepareAll>;
 export const statements = perConnection(prepareAll);
 
 /** Pending orders that could take a payment of `payment.amount` that occurred at `payment.occurredAt`. */
-export function candidateOrdersFor(s: MatchingStatements, scope: Scope, payment: PaymentFacts, now: number): OrderFacts[] {
+export function candidateOrdersFor(s: MatchingStatements, scope: Scope, payment: NewPaymentFacts, now: number): OrderFacts[] {
   return s.candidateOrders.all({
     tenantId: scope.tenantId,
     environment: scope.environment,
@@ -217,14 +217,3 @@ export function waitingPaymentsFor(
 
 /** Rows changed by a prepared UPDATE (bun:sqlite returns them; drizzle's types say void). */
 export const changes = (result: unknown): number => (result as { changes: number }).changes;
-
-export function paymentFactsOf(e: EventRow): PaymentFacts {
-  return {
-    seq: e.seq,
-    amount: e.amount,
-    currency: e.currency,
-    occurredAt: e.occurredAt,
-    payerName: e.payerName,
-    securityCode: e.securityCode,
-  };
-}

@@ -5,7 +5,7 @@ import type { Statement } from "bun:sqlite";
 import type { Clock } from "../clock";
 import { sha256Hex } from "../ids";
 import { ApiError } from "../http/errors";
-import { matchNewEvent } from "../matching/service";
+import { decideNewEvent, recordAutoMatch, type MatchOutcome } from "../matching/service";
 import { perStore, type Db, type Store } from "../store/db";
 import type { Environment } from "../store/schema";
 import { commitQueueOf } from "./commit-queue";
@@ -111,6 +111,23 @@ function storeEvent(
     reference: body.reference ?? null,
   };
   const original = scope.deviceId !== null ? findOriginal(report, duplicateCandidates(stmts, scope, report)) : null;
+  // contract §6: a duplicate is stored and answered, and never matches an order. Anything else is
+  // decided now (from the orders alone), so the row below is written once, in its final state.
+  const outcome: MatchOutcome | { status: "duplicate"; orderId: null } = original
+    ? { status: "duplicate", orderId: null }
+    : decideNewEvent(tx, now, scope, {
+        amount: body.amount,
+        currency: body.currency,
+        occurredAt: body.occurred_at,
+        payerName: report.payerName,
+        securityCode: report.securityCode,
+      });
+  const receipt: EventReceipt = {
+    event_id: body.event_id,
+    status: "accepted",
+    received_at: now,
+    match: { status: outcome.status, order_id: outcome.orderId },
+  };
 
   const inserted = stmts.insert.get(
     body.event_id,
@@ -128,7 +145,10 @@ function storeEvent(
     now,
     body.raw ? JSON.stringify(body.raw) : null,
     hash,
-    original ? "duplicate" : "unmatched",
+    201,
+    JSON.stringify(receipt),
+    outcome.status,
+    outcome.orderId,
     original?.eventId ?? null,
   );
   if (!inserted) {
@@ -138,15 +158,27 @@ function storeEvent(
     return { replay: row };
   }
 
-  // contract §6: a duplicate is stored and answered, and never matches an order.
-  const outcome = original ? { status: "duplicate" as const, orderId: null } : matchNewEvent(tx, now, inserted.seq);
-  const receipt: EventReceipt = {
-    event_id: body.event_id,
-    status: "accepted",
-    received_at: now,
-    match: { status: outcome.status, order_id: outcome.orderId },
-  };
-  stmts.saveAnswer.run(201, JSON.stringify(receipt), outcome.status, outcome.orderId, inserted.seq);
+  if (outcome.status === "matched") {
+    recordAutoMatch(
+      tx,
+      now,
+      {
+        seq: inserted.seq,
+        tenantId: scope.tenantId,
+        environment: scope.environment,
+        eventId: body.event_id,
+        deviceId: scope.deviceId,
+        amount: body.amount,
+        currency: body.currency,
+        source: body.source,
+        payerName: report.payerName,
+        securityCode: report.securityCode,
+        reference: report.reference,
+        occurredAt: body.occurred_at,
+      },
+      outcome.orderId,
+    );
+  }
   if (scope.deviceId !== null) stmts.touchDevice.run(now, scope.deviceId);
   return { receipt };
 }
@@ -171,7 +203,6 @@ interface Statements {
   findByDevice: Statement<StoredAnswer, [string, string]>;
   findWithoutDevice: Statement<StoredAnswer, [eventId: string, tenantId: string, environment: string]>;
   insert: Statement<{ seq: number }, any[]>;
-  saveAnswer: Statement<unknown, [number, string, string, string | null, number]>;
   touchDevice: Statement<unknown, [number, string]>;
   dupByReference: Statement<StoredReport, [string, string, string, string, string | null]>;
   dupByDetails: Statement<StoredReport, [string, string, string, number, number, number, string | null]>;
@@ -190,10 +221,10 @@ export const INGEST_SQL = {
   // NULL device, so the scope is checked on the few rows with this event_id.
   findWithoutDevice: `SELECT ${ANSWER_COLUMNS} FROM events WHERE device_id IS NULL AND event_id = ? AND tenant_id = ? AND environment = ? ORDER BY seq LIMIT 1`,
   insert: `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, payer_name,
-       security_code, reference, occurred_at, received_at, raw, body_hash, response_status, response_body, match_status, duplicate_of)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', ?, ?)
+       security_code, reference, occurred_at, received_at, raw, body_hash, response_status, response_body, match_status, order_id,
+       duplicate_of)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (device_id, event_id) DO NOTHING RETURNING seq`,
-  saveAnswer: `UPDATE events SET response_status = ?, response_body = ?, match_status = ?, order_id = ? WHERE seq = ?`,
   touchDevice: `UPDATE devices SET last_seen_at = ? WHERE id = ?`,
   // events_dup_reference_idx (partial: reference IS NOT NULL, implied by reference = ?).
   dupByReference: `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND reference = ?
@@ -209,7 +240,6 @@ const statementsOf = perStore((store): Statements => {
     findByDevice: db.prepare(INGEST_SQL.findByDevice),
     findWithoutDevice: db.prepare(INGEST_SQL.findWithoutDevice),
     insert: db.prepare(INGEST_SQL.insert),
-    saveAnswer: db.prepare(INGEST_SQL.saveAnswer),
     touchDevice: db.prepare(INGEST_SQL.touchDevice),
     dupByReference: db.prepare(INGEST_SQL.dupByReference),
     dupByDetails: db.prepare(INGEST_SQL.dupByDetails),
