@@ -18,7 +18,6 @@ import { deviceRoutes } from "./device";
 import { connectorRoutes } from "./connector";
 
 export interface AppConfig {
-  version: string;
   /** serve --public-url: the base address phones are told to use (contract §4). */
   publicUrl?: string;
 }

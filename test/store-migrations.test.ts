@@ -183,15 +183,4 @@ describe("openStore", () => {
     expect(n).toBe(embeddedMigrations().length);
     store.close();
   });
-
-  test("dataVersion moves when another connection commits", () => {
-    const dir = tempDir();
-    const store = openStore(dir);
-    const before = store.dataVersion();
-    const other = openStore(dir);
-    createTenant(other.db, new ManualClock(), "Otra");
-    other.close();
-    expect(store.dataVersion()).not.toBe(before);
-    store.close();
-  });
 });

@@ -113,7 +113,7 @@ export const commands: Command[] = [
     path: ["device", "list"],
     summary: "List a tenant's phones",
     options: { ...tenantOpt },
-    run: (ctx, o) => listDevices(ctx.store().db, ctx.clock, requireString(o, "tenant")),
+    run: (ctx, o) => listDevices(ctx.store().db, requireString(o, "tenant")),
   },
   {
     path: ["device", "revoke"],

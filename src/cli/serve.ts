@@ -124,7 +124,7 @@ export const serveCommand: Command = {
       logger,
       limiters: createRateLimiters(ctx.clock, scale),
       secretBox: await createSecretBox(loadMasterKey(ctx.dataDir)),
-      config: { version: VERSION, publicUrl: publicUrl?.replace(/\/+$/, "") },
+      config: { publicUrl: publicUrl?.replace(/\/+$/, "") },
     });
 
     if (stop.requested()) {

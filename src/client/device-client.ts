@@ -1,8 +1,9 @@
 // A typed client of the device surface, as the phone app behaves (contract §4–§7): it activates,
 // keeps its clock offset from server_time, signs every request over the exact bytes it sends, and
-// retries what is safe to retry, honouring Retry-After. Used by the end-to-end tests and the
-// simulator; `fetch`, `now` and `sleep` are injectable so tests can drive it without a socket or
+// retries what is safe to retry, honouring Retry-After. Used by the end-to-end tests;
+// `fetch`, `now` and `sleep` are injectable so tests can drive it without a socket or
 // without waiting.
+import type { EventReceipt } from "../payments/model";
 import type { License } from "../tenants/service";
 import { requestTarget, signRequest, SIGNATURE_ALG } from "../device/signing";
 
@@ -48,12 +49,7 @@ export interface PaymentEventBody {
   raw?: { package?: string; title?: string; text?: string };
 }
 
-export interface EventReceipt {
-  event_id: string;
-  status: "accepted";
-  received_at: number;
-  match: { status: "matched" | "unmatched" | "ambiguous" | "duplicate"; order_id: string | null };
-}
+export type { EventReceipt };
 
 export interface HeartbeatBody {
   battery_level?: number;

@@ -2,11 +2,9 @@
 // HTTP Basic (key as user name, empty password), never from the query string. Tenant and
 // environment come from the stored key. Failures spend from the caller's address bucket (60,
 // one per second) and never from a key's allowance; a known key spends from its own bucket.
-import type { Clock } from "../clock";
 import { ApiError, type ErrorCode } from "../http/errors";
-import type { RateLimiters } from "../http/rate-limit";
 import { infoOf } from "../http/request-info";
-import type { Store } from "../store/db";
+import type { ConnectorDeps } from "./deps";
 import type { Environment } from "../store/schema";
 import { findActiveKey } from "../tenants/service";
 
@@ -16,11 +14,6 @@ export interface ConnectorCaller {
   keyId: string;
 }
 
-export interface ConnectorAuthDeps {
-  store: Store;
-  clock: Clock;
-  limiters: RateLimiters;
-}
 
 /** A key's shape (contract §3); anything else is refused without a lookup. */
 const KEY_SHAPE = /^sk_(live|test)_[A-Za-z0-9]{32,}$/;
@@ -60,7 +53,7 @@ export type Authenticate = (request: Request) => ConnectorCaller;
  * request, so a route may call it from its parse hook (to refuse before reading a body) and again
  * from its handler.
  */
-export function connectorAuthenticator(deps: ConnectorAuthDeps): Authenticate {
+export function connectorAuthenticator(deps: ConnectorDeps): Authenticate {
   const seen = new WeakMap<Request, ConnectorCaller>();
 
   function refuse(request: Request, code: Extract<ErrorCode, "api_key_missing" | "api_key_invalid">): never {

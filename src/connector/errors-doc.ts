@@ -1,8 +1,9 @@
 // Errors every connector route can answer, for the OpenAPI document.
-import type { ErrorCode } from "../http/errors";
 import { BODY_LIMITS } from "../http/body";
 
-export type ErrorSpec = ErrorCode | [ErrorCode, Record<string, unknown>];
+import type { ErrorSpec } from "../http/openapi";
+
+export type { ErrorSpec };
 
 /** contract §8, §2.7 */
 export const AUTH_ERRORS: ErrorSpec[] = ["api_key_missing", "api_key_invalid", ["rate_limited", { retry_after: 1 }]];

@@ -8,18 +8,16 @@ import { perConnection, type EventRow } from "../matching/store";
 import type { Db, Store } from "../store/db";
 import * as schema from "../store/schema";
 import { decodeCursor, encodeCursor } from "./cursor";
-import type { MATCH_STATUSES } from "./model";
+import { MATCH_STATUSES } from "./model";
+import { isOnline } from "../device/service";
 import { eventView } from "./views";
 
 const { events, devices } = schema;
 const p = sql.placeholder;
 
 export type MatchStatus = (typeof MATCH_STATUSES)[number];
-const ALL_STATUSES: MatchStatus[] = ["unmatched", "ambiguous", "matched", "duplicate"];
+const ALL_STATUSES: readonly MatchStatus[] = MATCH_STATUSES;
 
-/** contract §5, §7: online while the newest signed heartbeat is within three intervals of now. */
-export const HEARTBEAT_INTERVAL_MS = 60_000;
-export const ONLINE_WINDOW_MS = 3 * HEARTBEAT_INTERVAL_MS;
 
 const HEALTH_FIELDS = [
   "battery_level",
@@ -108,7 +106,7 @@ export function listDevices(store: Store, scope: Scope, now: number) {
           app_version: typeof health.app_version === "string" ? health.app_version : d.appVersion,
           os_version: typeof health.os_version === "string" ? health.os_version : d.osVersion,
           status: d.status,
-          online: d.status === "active" && d.lastHeartbeatAt !== null && now - d.lastHeartbeatAt <= ONLINE_WINDOW_MS,
+          online: d.status === "active" && isOnline(d.lastHeartbeatAt, now),
           last_seen_at: d.lastSeenAt,
           last_heartbeat_at: d.lastHeartbeatAt,
           health,

@@ -9,7 +9,7 @@ import { infoOf } from "../http/request-info";
 import { perStore } from "../store/db";
 import type { SecretBox } from "../store/secret-box";
 import type { Environment } from "../store/schema";
-import { getLicense } from "../tenants/service";
+import { getLicense, licenseSuspension } from "../tenants/service";
 import { MAX_CLOCK_SKEW_MS, requestTarget, signatureMatches, signRequest, SIGNATURE_ALG, SIGNED_HEADERS } from "./signing";
 
 /** Who sent a signed request, set by the parse hook for the handler. */
@@ -100,7 +100,7 @@ export function signedJsonBody(deps: AppDeps) {
     // Status and license are read from the database on every request, so that a revocation or
     // suspension made with the CLI takes effect at once.
     if (device.status === "revoked") throw new ApiError("device_revoked", "This phone was unlinked; activate it again with a new code");
-    if (device.license_status === "suspended" || (device.license_expires_at !== null && now > device.license_expires_at)) {
+    if (licenseSuspension(device.license_status, device.license_expires_at, now) !== null) {
       const license = getLicense(deps.store.db, deps.clock, device.tenant_id);
       throw new ApiError("license_suspended", `The shop's license is suspended (${license.reason})`, { license });
     }

@@ -1,7 +1,5 @@
 // Documentation pieces every signed device route shares (contract §5).
-import type { ErrorCode } from "../http/errors";
-
-type ErrorSpec = ErrorCode | [ErrorCode, Record<string, unknown>];
+import type { ErrorSpec } from "../http/openapi";
 
 const LICENSE_SUSPENDED = { status: "suspended", reason: "suspended", plan: "standard", max_devices: 5, devices_in_use: 2, expires_at: null };
 

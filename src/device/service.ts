@@ -7,7 +7,7 @@ import { devices } from "../store/schema";
 import { getTenant, NotFoundError } from "../tenants/service";
 import { ONLINE_WINDOW_MS } from "./model";
 
-export function listDevices(db: Db, _clock: Clock, tenantId: string) {
+export function listDevices(db: Db, tenantId: string) {
   getTenant(db, tenantId);
   return db
     .select({

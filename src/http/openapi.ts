@@ -4,9 +4,11 @@
 // would otherwise drop request bodies of routes with a custom parser.
 import type { TSchema } from "@sinclair/typebox";
 import { ERROR_CODES, type ErrorCode } from "./errors";
+import { BODY_LIMITS } from "./body";
 import { problemExample } from "./schemas";
 
-type ErrorSpec = ErrorCode | [ErrorCode, Record<string, unknown>];
+/** An error a route can answer, with the extra members its example shows. */
+export type ErrorSpec = ErrorCode | [ErrorCode, Record<string, unknown>];
 
 export interface OperationDoc {
   tag: "Device" | "Connector" | "System";
@@ -56,7 +58,7 @@ function errorResponses(specs: ErrorSpec[]): Record<string, unknown> {
 
 export function describe(doc: OperationDoc): { detail: Record<string, unknown> } {
   const own = new Set((doc.errors ?? []).map((e) => (Array.isArray(e) ? e[0] : e)));
-  const shared: ErrorSpec[] = (doc.body ? (["malformed_json", "unsupported_media_type", ["payload_too_large", { max_bytes: 65536 }]] as ErrorSpec[]) : []).filter(
+  const shared: ErrorSpec[] = (doc.body ? (["malformed_json", "unsupported_media_type", ["payload_too_large", { max_bytes: BODY_LIMITS.device }]] as ErrorSpec[]) : []).filter(
     (e) => !own.has(Array.isArray(e) ? e[0] : e), // a route may document its own limit
   );
   const errors = [...(doc.errors ?? []), ...shared, "internal_error" as const];

@@ -1,7 +1,7 @@
 // Schema pieces shared by both surfaces. Integers use TypeBox's own Integer: Elysia's `t.Integer`
 // would accept "5" as 5, and the contract wants real JSON integers.
 import { Type, type TSchema } from "@sinclair/typebox";
-import { ERROR_CODES, type ErrorCode } from "./errors";
+import { ApiError, ERROR_CODES, problemBody, type ErrorCode } from "./errors";
 
 export { Type as T };
 
@@ -9,8 +9,10 @@ export const Int = (opts: Parameters<typeof Type.Integer>[0] = {}) => Type.Integ
 export const EpochMs = (description = "Epoch milliseconds, UTC") =>
   Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description, examples: [1795262400000] });
 /** contract §2.3 */
+/** contract §2.3: amounts are integer cents from 1 to 100 000 000. */
+export const MAX_AMOUNT = 100_000_000;
 export const Amount = () =>
-  Type.Integer({ minimum: 1, maximum: 100_000_000, description: "Integer amount in cents (1 to 100 000 000)", examples: [2500] });
+  Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: "Integer amount in cents (1 to 100 000 000)", examples: [2500] });
 export const Currency = () => Type.String({ description: "Always `PEN`; anything else is `400 unsupported_currency`", examples: ["PEN"] });
 export const Environment = () => Type.Union([Type.Literal("live"), Type.Literal("test")], { description: "`live` or `test`" });
 export const Nullable = <S extends TSchema>(s: S) => Type.Union([s, Type.Null()]);
@@ -44,12 +46,7 @@ export const ProblemSchema = Type.Object(
   { additionalProperties: true, description: "RFC 9457 problem details; some codes add members (see each response)." },
 );
 
-/** Example problem bodies for the docs, one per code. */
+/** Example problem bodies for the docs, one per code, rendered by the real renderer. */
 export function problemExample(code: ErrorCode, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const [status, title] = ERROR_CODES[code];
-  const type = `urn:cuadra:error:${code}`;
-  const request_id = "req_4cT1bX0d2mQ8rZ7yK3wP";
-  // contract §2.5: a 5xx body carries only code, title, status and request_id.
-  if (status >= 500) return { title, status, code, request_id };
-  return { type, title, status, detail: title, code, request_id, ...extra };
+  return problemBody(new ApiError(code, undefined, extra), "req_4cT1bX0d2mQ8rZ7yK3wP");
 }

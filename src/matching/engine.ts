@@ -1,15 +1,15 @@
 // The matching engine (contract §10): pure functions over plain records. No HTTP, no SQL, no clock
 // of its own: the caller passes `now`. Reading order follows the contract: the window, the
 // candidates, rules 1–5, and the order's side of the same rules.
+import { MAX_AMOUNT } from "../http/schemas";
 import { namesCompatible } from "./names";
 
 /** An order may be paid from 120 s before it was created (the customer was quick)… */
 export const EARLY_PAYMENT_MS = 120_000;
 /** …and unique amounts add k cents, k in 0–99 (contract §10). */
 export const UNIQUE_AMOUNT_MAX_OFFSET = 99;
-export const MAX_AMOUNT = 100_000_000;
+export { MAX_AMOUNT } from "../http/schemas";
 
-export type StoredOrderStatus = "pending" | "matched" | "cancelled" | "expired";
 export type OrderStatus = "pending" | "matched" | "cancelled" | "expired";
 
 /** What matching needs to know of an order. */
@@ -17,7 +17,7 @@ export interface OrderFacts {
   id: string;
   expectedAmount: number;
   currency: string;
-  status: StoredOrderStatus;
+  status: OrderStatus;
   createdAt: number;
   expiresAt: number;
   customerName: string | null;
@@ -47,7 +47,7 @@ export type Decision<T> =
   | { outcome: "unmatched" };
 
 /** contract §10: a pending order past `expires_at` reads as expired. Exactly at `expires_at` it is still pending. */
-export function effectiveStatus(order: { status: StoredOrderStatus; expiresAt: number }, now: number): OrderStatus {
+export function effectiveStatus(order: { status: OrderStatus; expiresAt: number }, now: number): OrderStatus {
   if (order.status === "pending" && now > order.expiresAt) return "expired";
   return order.status;
 }

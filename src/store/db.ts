@@ -15,8 +15,6 @@ export interface Store {
   /** The raw connection, for prepared statements on hot paths and for backups. */
   sqlite: Database;
   path: string;
-  /** Changes when another connection (e.g. the CLI) commits: used to drop caches. */
-  dataVersion(): number;
   close(): void;
 }
 
@@ -50,7 +48,8 @@ export function openStore(dataDir: string, opts: OpenOptions = {}): Store {
   sqlite.run("PRAGMA journal_mode = WAL");
   // FULL: an acknowledged write survives power loss (contract §6, §13).
   sqlite.run("PRAGMA synchronous = FULL");
-  migrate(sqlite, embeddedMigrations().slice(0, opts.migrateUpTo));
+  const known = embeddedMigrations();
+  migrate(sqlite, known, known.slice(0, opts.migrateUpTo));
   sqlite.run("PRAGMA foreign_keys = ON");
   // Page cache: at most 64 MiB (the default is 2 MiB), allocated only as pages are read. With a
   // million stored events every insert and lookup lands on a different leaf of the random-keyed
@@ -69,12 +68,10 @@ export function openStore(dataDir: string, opts: OpenOptions = {}): Store {
   // fsynced a quarter as often: fewer writes (and less wear on an SD card). The price is a longer
   // pause when a checkpoint does run (bench, loaded database: +18 % events/s in process, p99 up).
   sqlite.run(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
-  const versionStmt = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
   return {
     db: drizzle(sqlite, { schema }),
     sqlite,
     path,
-    dataVersion: () => versionStmt.get()!.data_version,
     close: () => sqlite.close(),
   };
 }
@@ -84,7 +81,7 @@ export function openStore(dataDir: string, opts: OpenOptions = {}): Store {
  * migrator it reads the applied list inside BEGIN IMMEDIATE, so a server and a CLI command that
  * start at once on a new data dir do not both try to create the tables.
  */
-function migrate(sqlite: Database, migrations: MigrationMeta[]): void {
+function migrate(sqlite: Database, known: MigrationMeta[], migrations: MigrationMeta[]): void {
   // foreign_keys is a no-op inside a transaction; switch it off outside (drizzle issue 5782).
   sqlite.run("PRAGMA foreign_keys = OFF");
   sqlite.run(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`);
@@ -94,7 +91,6 @@ function migrate(sqlite: Database, migrations: MigrationMeta[]): void {
       .query<{ created_at: number }, []>(`SELECT created_at FROM ${MIGRATIONS_TABLE} ORDER BY created_at DESC LIMIT 1`)
       .get();
     const lastApplied = last ? Number(last.created_at) : -1;
-    const known = embeddedMigrations();
     if (known.length > 0 && lastApplied > known[known.length - 1]!.folderMillis) {
       throw new Error(
         "this data dir was written by a newer version of Cuadra; install that version (or newer) to use it",

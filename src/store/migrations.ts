@@ -1,6 +1,7 @@
 // Migrations are embedded in the binary: a compiled executable has no migrations/ folder on disk
 // (stack notes). A new file from `bun run db:generate` must be added to EMBEDDED below;
-// test/store.test.ts fails when this list and the journal disagree.
+// test/store-migrations.test.ts fails when this list and the journal disagree.
+import { sha256Hex } from "../ids";
 import journal from "../../migrations/meta/_journal.json";
 import m0000 from "../../migrations/0000_appliance.sql" with { type: "text" };
 import m0001 from "../../migrations/0001_device_surface.sql" with { type: "text" };
@@ -34,7 +35,7 @@ export function embeddedMigrations(): MigrationMeta[] {
       sql: query.split("--> statement-breakpoint"),
       bps: entry.breakpoints,
       folderMillis: entry.when,
-      hash: new Bun.CryptoHasher("sha256").update(query).digest("hex"),
+      hash: sha256Hex(query),
     };
   });
 }

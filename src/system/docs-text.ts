@@ -1,6 +1,8 @@
-// Prose of the OpenAPI document. The signing example is computed from fixed inputs when the
-// module loads, so it can never drift from the real algorithm; test/signing.test.ts recomputes it.
-import { hmacSha256Hex, sha256Hex } from "../ids";
+// Prose of the OpenAPI document. The signing example is computed from fixed inputs by the real
+// signing code when the module loads, so it cannot drift from it; test/signing.test.ts recomputes
+// it independently (node:crypto and the openssl one-liner).
+import { signRequest, stringToSign } from "../device/signing";
+import { sha256Hex } from "../ids";
 
 export const SIGNING_EXAMPLE = {
   secret: "q9v3XJ2mB7tKpL0wZcR4yH8sNdF6gA1eUoI5jTbVxQk",
@@ -11,9 +13,13 @@ export const SIGNING_EXAMPLE = {
 };
 
 export const signingExample = () => {
-  const bodyHash = sha256Hex(SIGNING_EXAMPLE.body);
-  const stringToSign = [SIGNING_EXAMPLE.timestamp, SIGNING_EXAMPLE.method, SIGNING_EXAMPLE.path, bodyHash].join("\n");
-  return { ...SIGNING_EXAMPLE, bodyHash, stringToSign, signature: hmacSha256Hex(SIGNING_EXAMPLE.secret, stringToSign) };
+  const { secret, timestamp, method, path, body } = SIGNING_EXAMPLE;
+  return {
+    ...SIGNING_EXAMPLE,
+    bodyHash: sha256Hex(body),
+    stringToSign: stringToSign(timestamp, method, path, body),
+    signature: signRequest(secret, timestamp, method, path, body),
+  };
 };
 
 const ex = signingExample();

@@ -118,17 +118,23 @@ export function findActiveKey(db: Db, key: string) {
 
 // ---- license
 
+/** contract §3: suspended by hand, or read as suspended once past `expires_at`. */
+export function licenseSuspension(status: "active" | "suspended", expiresAt: number | null, now: number): License["reason"] {
+  if (status === "suspended") return "suspended";
+  if (expiresAt !== null && now > expiresAt) return "expired";
+  return null;
+}
+
 export function licenseOf(db: Db, clock: Clock, tenant: TenantRow): License {
   const inUse = db
     .select({ n: count() })
     .from(devices)
     .where(and(eq(devices.tenantId, tenant.id), ne(devices.status, "revoked")))
     .get()!.n;
-  const expired = tenant.licenseExpiresAt !== null && clock.now() > tenant.licenseExpiresAt;
-  const suspended = tenant.licenseStatus === "suspended";
+  const reason = licenseSuspension(tenant.licenseStatus, tenant.licenseExpiresAt, clock.now());
   return {
-    status: suspended || expired ? "suspended" : "active",
-    reason: suspended ? "suspended" : expired ? "expired" : null,
+    status: reason ? "suspended" : "active",
+    reason,
     plan: tenant.licensePlan,
     max_devices: tenant.licenseMaxDevices,
     devices_in_use: inUse,
@@ -184,7 +190,7 @@ export function newsFor(db: Db, clock: Clock, tenantId: string, newsAfter?: stri
   const where = anchor
     ? and(eq(news.tenantId, tenantId), gt(news.seq, anchor.seq))
     : and(eq(news.tenantId, tenantId), gt(news.publishedAt, clock.now() - NEWS_WINDOW_MS));
-  // Newest 20 that qualify, returned oldest first.
+  // After news_after: the next 20; without it: the newest 20. Either way returned oldest first.
   const rows = db
     .select({ id: news.id, level: news.level, title: news.title, body: news.body, published_at: news.publishedAt })
     .from(news)

@@ -9,7 +9,6 @@ import { jsonLogger } from "../../src/log";
 import { openStore, type Store } from "../../src/store/db";
 import { createSecretBox, loadMasterKey } from "../../src/store/secret-box";
 import { createTenant } from "../../src/tenants/service";
-import { VERSION } from "../../src/version";
 
 export interface TestResponse {
   status: number;
@@ -66,7 +65,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     logger: jsonLogger((l) => logs.push(l)),
     limiters: createRateLimiters(clock, opts.rateLimitScale ?? 1),
     secretBox: await createSecretBox(loadMasterKey(dataDir)),
-    config: { version: VERSION, publicUrl: opts.publicUrl },
+    config: { publicUrl: opts.publicUrl },
   });
   const send = async (req: Request, ip = "127.0.0.1") => readResponse(await app.handle(req, ip));
   return {
