@@ -20,7 +20,6 @@ const f = feedStatements(t.store.db);
 const v = viewStatements(t.store.db);
 const cases: [string, { getQuery(): { sql: string; params: unknown[] } }, RegExp][] = [
   ["amounts held for unique amounts", o.heldAmounts, /SEARCH orders USING INDEX orders_pending_amount_idx \(tenant_id=\? AND environment=\? AND expected_amount>\? AND expected_amount<\?\)/],
-  ["order by key", o.orderByKey, /sqlite_autoindex_orders_1/],
   ["match by id", o.matchById, /SEARCH matches USING INDEX matches_id_uq/],
   ["feed page", f.page, /SEARCH matches USING INDEX matches_feed_idx \(tenant_id=\? AND environment=\? AND seq>\?\)/],
   ["feed acknowledgement", f.acked, /sqlite_autoindex_feed_acks_1/],

@@ -5,7 +5,7 @@ import { drizzle } from "drizzle-orm/bun-sqlite";
 import { ApiError } from "../http/errors";
 import { effectiveStatus } from "../matching/engine";
 import { MatchConflictError, recordMatch, type Scope } from "../matching/service";
-import { perConnection, WAITING, type EventRow, type MatchRow } from "../matching/store";
+import { perConnection, statements as matchingStatements, WAITING, type EventRow, type MatchRow } from "../matching/store";
 import type { Db, Store } from "../store/db";
 import * as schema from "../store/schema";
 import { decodeCursor, encodeCursor, invalidCursor } from "./cursor";
@@ -64,11 +64,6 @@ function prepareAll(client: Database) {
           ),
         ),
       )
-      .prepare(),
-    orderByKey: db
-      .select()
-      .from(orders)
-      .where(and(eq(orders.tenantId, p("tenantId")), eq(orders.environment, p("environment")), eq(orders.id, p("id"))))
       .prepare(),
   };
 }
@@ -164,7 +159,7 @@ export function manualMatch(store: Store, scope: Scope, req: ManualMatchRequest,
     (txn) => {
       const tx = txn as unknown as Db;
       const s = statements(tx);
-      const order = s.orderByKey.get({ ...scope, id: req.order_id });
+      const order = matchingStatements(tx).orderByKey.get({ ...scope, id: req.order_id });
       if (!order) throw new ApiError("order_not_found", `No order ${req.order_id}`, { order_id: req.order_id });
       const event = pickEvent(s.eventsById.all({ ...scope, eventId: req.event_id }), req);
 

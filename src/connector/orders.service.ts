@@ -8,7 +8,7 @@ import { ApiError, type FieldError } from "../http/errors";
 import { checkCurrency, invalid } from "../http/validation";
 import { effectiveStatus, uniqueAmountOffset, UNIQUE_AMOUNT_MAX_OFFSET, type OrderStatus } from "../matching/engine";
 import { reevaluateWaiting, type OrderShape, type Scope } from "../matching/service";
-import { perConnection, type MatchRow, type OrderRow } from "../matching/store";
+import { perConnection, statements as matchingStatements, type MatchRow, type OrderRow } from "../matching/store";
 import type { Db, Store } from "../store/db";
 import * as schema from "../store/schema";
 import { DEFAULT_ORDER_TTL_MS, METADATA_MAX_BYTES, type OrderInputSchema } from "./model";
@@ -36,11 +36,6 @@ function prepareAll(client: Database) {
           gte(sql`+${orders.expiresAt}`, p("now")), // + : use the amount index, not orders_pending_expiry_idx
         ),
       )
-      .prepare(),
-    orderByKey: db
-      .select()
-      .from(orders)
-      .where(and(eq(orders.tenantId, p("tenantId")), eq(orders.environment, p("environment")), eq(orders.id, p("id"))))
       .prepare(),
     matchById: db.select().from(matches).where(eq(matches.id, p("id"))).prepare(),
   };
@@ -218,7 +213,7 @@ export function readOrders(db: Db, scope: Scope, ids: readonly string[], now: nu
   const s = statements(db);
   const out: OrderView[] = [];
   for (const id of ids) {
-    const row = s.orderByKey.get({ ...scope, id });
+    const row = matchingStatements(db).orderByKey.get({ ...scope, id });
     if (!row) continue;
     const match: MatchRow | null = row.matchId ? (s.matchById.get({ id: row.matchId }) ?? null) : null;
     out.push(orderView(row, match, now));
