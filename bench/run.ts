@@ -24,6 +24,8 @@ import { cachedSeed, copyDataDir, emptyLike, type SeedMeta } from "./seed";
 
 const ROOT = resolve(import.meta.dir, "..");
 const BINARY = join(ROOT, "dist", "cuadra");
+/** BENCH_SERVER replaces the binary, e.g. "bun --cpu-prof-md --cpu-prof-dir=/tmp/prof src/main.ts" to profile. */
+const SERVER = process.env.BENCH_SERVER ? process.env.BENCH_SERVER.split(/\s+/) : [BINARY];
 const CACHE = join(ROOT, ".bench");
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -181,7 +183,7 @@ async function benchCuadra(
     const seqBefore = scenario === "loaded" ? seed.meta.lastEventSeq : 0;
     const port = await freePort();
     const server = Bun.spawn(
-      [BINARY, "serve", "--host", "127.0.0.1", "--port", String(port), "--tls", "off", "--no-init", "--rate-limit-scale", "0", "--data-dir", dataDir],
+      [...SERVER, "serve", "--host", "127.0.0.1", "--port", String(port), "--tls", "off", "--no-init", "--rate-limit-scale", "0", "--data-dir", dataDir],
       { stdout: "ignore", stderr: "inherit", env: { ...process.env, NODE_ENV: "production" } },
     );
     try {

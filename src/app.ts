@@ -5,6 +5,7 @@ import { Elysia } from "elysia";
 import type { Clock } from "./clock";
 import { newId } from "./ids";
 import type { Logger } from "./log";
+import type { EventWriter } from "./payments/event-writer";
 import type { Store } from "./store/db";
 import type { SecretBox } from "./store/secret-box";
 import { ApiError, problemResponse } from "./http/errors";
@@ -29,6 +30,8 @@ export interface AppDeps {
   limiters: RateLimiters;
   secretBox: SecretBox;
   config: AppConfig;
+  /** Who commits payment events; by default the calling thread (serve passes its writer thread). */
+  events?: EventWriter;
 }
 
 export interface App {

@@ -2,7 +2,7 @@
 // events are only the ones these and the connector's statements use: every index is written on
 // every stored event, so one that serves no query is pure cost.
 import { afterAll, expect, test } from "bun:test";
-import { INGEST_SQL } from "../src/payments/ingest";
+import { INGEST_SQL } from "../src/payments/store-event";
 import { makeTestApp } from "./support/harness";
 
 const t = await makeTestApp();

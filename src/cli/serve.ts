@@ -10,6 +10,7 @@ import { createApp } from "../app";
 import { ApiError, problemResponse } from "../http/errors";
 import { newId } from "../ids";
 import { sweepExpiredOrders } from "../matching/service";
+import { startWriterThread, type EventWriter } from "../payments/event-writer";
 import { jsonLogger } from "../log";
 import { createRateLimiters } from "../http/rate-limit";
 import { createSecretBox, loadMasterKey } from "../store/secret-box";
@@ -118,7 +119,9 @@ export const serveCommand: Command = {
 
     const tls = certFile && keyFile ? loadTls(resolve(certFile), resolve(keyFile)) : tlsMode === "auto" ? await ensureSelfSignedCert(ctx.dataDir) : null;
     const logger = jsonLogger();
+    const events = await startWriterThread(ctx.dataDir, (e) => logger.event("error", "event writer thread failed; starting a new one", { error: e.message }));
     const app = createApp({
+      events,
       store,
       clock: ctx.clock,
       logger,
@@ -128,6 +131,7 @@ export const serveCommand: Command = {
     });
 
     if (stop.requested()) {
+      await events.close();
       logger.event("info", "stopping");
       logger.event("info", "stopped");
       return undefined; // runCli closes the store
@@ -188,7 +192,7 @@ export const serveCommand: Command = {
 
     await stop.wait;
     clearInterval(sweeper);
-    await stopGracefully(server, ctx, logger.event);
+    await stopGracefully(server, events, ctx, logger.event);
     return undefined;
   },
 };
@@ -208,10 +212,11 @@ function listenForStop(): { requested(): boolean; wait: Promise<void> } {
   return { requested: () => signalled, wait };
 }
 
-async function stopGracefully(server: ReturnType<typeof Bun.serve>, ctx: CommandContext, log: (l: "info", m: string) => void): Promise<void> {
+async function stopGracefully(server: ReturnType<typeof Bun.serve>, events: EventWriter, ctx: CommandContext, log: (l: "info", m: string) => void): Promise<void> {
   log("info", "stopping");
   const force = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
   await server.stop(false); // let in-flight requests finish
+  await events.close();
   clearTimeout(force);
   ctx.store().close();
   log("info", "stopped");

@@ -1,23 +1,15 @@
-// Storing a payment event (contract §6): idempotency, duplicates across phones, the insert, the
-// matching engine, and the first answer kept for replays. Used by POST /device/v1/events and by
-// the connector's POST /connector/v1/test/payments.
-import type { Statement } from "bun:sqlite";
+// Receiving a payment event (contract §6): idempotency (replays, keys in use, reused keys) and the
+// semantic checks, then the write (store-event.ts) through the event writer. Used by
+// POST /device/v1/events and by the connector's POST /connector/v1/test/payments.
 import type { Clock } from "../clock";
 import { sha256Hex } from "../ids";
 import { ApiError } from "../http/errors";
-import { decideNewEvent, recordAutoMatch, type MatchOutcome } from "../matching/service";
-import { perStore, type Db, type Store } from "../store/db";
-import type { Environment } from "../store/schema";
-import { commitQueueOf } from "./commit-queue";
-import { findOriginal, DUPLICATE_WINDOW_MS, type Report, type StoredReport } from "./duplicates";
-import { canonicalJson, checkPaymentEvent, type EventReceipt, type PaymentEvent } from "./model";
+import { perStore, type Store } from "../store/db";
+import { inThreadWriterOf, type EventWriter } from "./event-writer";
+import { canonicalJson, checkPaymentEvent, type PaymentEvent } from "./model";
+import { findExisting, ingestStatementsOf, type IngestScope, type StoredAnswer } from "./store-event";
 
-export interface IngestScope {
-  tenantId: string;
-  environment: Environment;
-  /** null for events that no phone sent (test payments). */
-  deviceId: string | null;
-}
+export type { IngestScope } from "./store-event";
 
 export interface IngestResult {
   status: number;
@@ -38,7 +30,7 @@ export const bodyHashOf = (body: PaymentEvent): string => sha256Hex(canonicalJso
  * Resolves only after the event is committed to disk.
  */
 export async function ingestPayment(
-  deps: { store: Store; clock: Clock },
+  deps: { store: Store; clock: Clock; events?: EventWriter },
   scope: IngestScope,
   body: PaymentEvent,
 ): Promise<IngestResult> {
@@ -55,25 +47,18 @@ export async function ingestPayment(
       { "retry-after": "1" },
     );
   }
-  const stmts = statementsOf(store);
-  const existing = findExisting(stmts, scope, body.event_id);
+  const existing = findExisting(ingestStatementsOf(store), scope, body.event_id);
   if (existing) return replayOf(existing, hash, body.event_id);
 
   checkPaymentEvent(body, now);
   inFlight.add(key);
   try {
-    const stored = await commitQueueOf(store).submit((tx) => storeEvent(tx, stmts, scope, body, hash, now));
+    const stored = await (deps.events ?? inThreadWriterOf(store)).write({ scope, body, hash, now });
     if ("replay" in stored) return replayOf(stored.replay, hash, body.event_id);
     return { status: 201, body: stored.receipt as unknown as Record<string, unknown>, replayed: false };
   } finally {
     inFlight.delete(key);
   }
-}
-
-interface StoredAnswer {
-  body_hash: string;
-  response_status: number;
-  response_body: string;
 }
 
 function replayOf(row: StoredAnswer, hash: string, eventId: string): IngestResult {
@@ -85,166 +70,6 @@ function replayOf(row: StoredAnswer, hash: string, eventId: string): IngestResul
   }
   return { status: row.response_status, body: JSON.parse(row.response_body), replayed: true };
 }
-
-function findExisting(stmts: Statements, scope: IngestScope, eventId: string): StoredAnswer | null {
-  return scope.deviceId !== null
-    ? stmts.findByDevice.get(scope.deviceId, eventId)
-    : stmts.findWithoutDevice.get(eventId, scope.tenantId, scope.environment);
-}
-
-/** Runs inside the commit queue's transaction: everything here is synchronous. */
-function storeEvent(
-  tx: Db,
-  stmts: Statements,
-  scope: IngestScope,
-  body: PaymentEvent,
-  hash: string,
-  now: number,
-): { receipt: EventReceipt } | { replay: StoredAnswer } {
-  const report: Report = {
-    deviceId: scope.deviceId,
-    source: body.source,
-    amount: body.amount,
-    occurredAt: body.occurred_at,
-    payerName: body.payer_name ?? null,
-    securityCode: body.security_code ?? null,
-    reference: body.reference ?? null,
-  };
-  const original = scope.deviceId !== null ? findOriginal(report, duplicateCandidates(stmts, scope, report)) : null;
-  // contract §6: a duplicate is stored and answered, and never matches an order. Anything else is
-  // decided now (from the orders alone), so the row below is written once, in its final state.
-  const outcome: MatchOutcome | { status: "duplicate"; orderId: null } = original
-    ? { status: "duplicate", orderId: null }
-    : decideNewEvent(tx, now, scope, {
-        amount: body.amount,
-        currency: body.currency,
-        occurredAt: body.occurred_at,
-        payerName: report.payerName,
-        securityCode: report.securityCode,
-      });
-  const receipt: EventReceipt = {
-    event_id: body.event_id,
-    status: "accepted",
-    received_at: now,
-    match: { status: outcome.status, order_id: outcome.orderId },
-  };
-
-  const inserted = stmts.insert.get(
-    body.event_id,
-    scope.deviceId,
-    scope.tenantId,
-    scope.environment,
-    body.kind,
-    body.source,
-    body.amount,
-    body.currency,
-    report.payerName,
-    report.securityCode,
-    report.reference,
-    body.occurred_at,
-    now,
-    body.raw ? JSON.stringify(body.raw) : null,
-    hash,
-    201,
-    JSON.stringify(receipt),
-    outcome.status,
-    outcome.orderId,
-    original?.eventId ?? null,
-  );
-  if (!inserted) {
-    // Another writer stored this event first: the unique index decides, not the in-process map.
-    const row = findExisting(stmts, scope, body.event_id);
-    if (!row) throw new Error("event insert conflicted but no row was found");
-    return { replay: row };
-  }
-
-  if (outcome.status === "matched") {
-    recordAutoMatch(
-      tx,
-      now,
-      {
-        seq: inserted.seq,
-        tenantId: scope.tenantId,
-        environment: scope.environment,
-        eventId: body.event_id,
-        deviceId: scope.deviceId,
-        amount: body.amount,
-        currency: body.currency,
-        source: body.source,
-        payerName: report.payerName,
-        securityCode: report.securityCode,
-        reference: report.reference,
-        occurredAt: body.occurred_at,
-      },
-      outcome.orderId,
-    );
-  }
-  if (scope.deviceId !== null) stmts.touchDevice.run(now, scope.deviceId);
-  return { receipt };
-}
-
-function duplicateCandidates(stmts: Statements, scope: IngestScope, r: Report): StoredReport[] {
-  const byDetails = stmts.dupByDetails.all(
-    scope.tenantId,
-    scope.environment,
-    r.source,
-    r.amount,
-    r.occurredAt - DUPLICATE_WINDOW_MS,
-    r.occurredAt + DUPLICATE_WINDOW_MS,
-    r.deviceId,
-  );
-  const byReference = r.reference !== null ? stmts.dupByReference.all(scope.tenantId, scope.environment, r.source, r.reference, r.deviceId) : [];
-  return [...byReference, ...byDetails];
-}
-
-// ---- prepared statements (the hot path; stack notes)
-
-interface Statements {
-  findByDevice: Statement<StoredAnswer, [string, string]>;
-  findWithoutDevice: Statement<StoredAnswer, [eventId: string, tenantId: string, environment: string]>;
-  insert: Statement<{ seq: number }, any[]>;
-  touchDevice: Statement<unknown, [number, string]>;
-  dupByReference: Statement<StoredReport, [string, string, string, string, string | null]>;
-  dupByDetails: Statement<StoredReport, [string, string, string, number, number, number, string | null]>;
-}
-
-const REPORT_COLUMNS = `seq, event_id AS eventId, device_id AS deviceId, source, amount, occurred_at AS occurredAt,
-  payer_name AS payerName, security_code AS securityCode, reference, match_status AS matchStatus`;
-const ANSWER_COLUMNS = "body_hash, response_status, response_body";
-/** Enough candidates for any real shop; the rules pick among them. */
-const CANDIDATE_LIMIT = 200;
-
-/** The statements' text (exported for the query-plan tests, test/payments-query-plans.test.ts). */
-export const INGEST_SQL = {
-  findByDevice: `SELECT ${ANSWER_COLUMNS} FROM events WHERE device_id = ? AND event_id = ?`,
-  // events_device_event_uq (device_id IS NULL, event_id): test payments of every scope share the
-  // NULL device, so the scope is checked on the few rows with this event_id.
-  findWithoutDevice: `SELECT ${ANSWER_COLUMNS} FROM events WHERE device_id IS NULL AND event_id = ? AND tenant_id = ? AND environment = ? ORDER BY seq LIMIT 1`,
-  insert: `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, payer_name,
-       security_code, reference, occurred_at, received_at, raw, body_hash, response_status, response_body, match_status, order_id,
-       duplicate_of)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (device_id, event_id) DO NOTHING RETURNING seq`,
-  touchDevice: `UPDATE devices SET last_seen_at = ? WHERE id = ?`,
-  // events_dup_reference_idx (partial: reference IS NOT NULL, implied by reference = ?).
-  dupByReference: `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND reference = ?
-       AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
-  // events_amount_time_idx: the amount's ±120 s range, source filtered inside the index.
-  dupByDetails: `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND amount = ?
-       AND occurred_at BETWEEN ? AND ? AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
-} as const;
-
-const statementsOf = perStore((store): Statements => {
-  const db = store.sqlite;
-  return {
-    findByDevice: db.prepare(INGEST_SQL.findByDevice),
-    findWithoutDevice: db.prepare(INGEST_SQL.findWithoutDevice),
-    insert: db.prepare(INGEST_SQL.insert),
-    touchDevice: db.prepare(INGEST_SQL.touchDevice),
-    dupByReference: db.prepare(INGEST_SQL.dupByReference),
-    dupByDetails: db.prepare(INGEST_SQL.dupByDetails),
-  };
-});
 
 /** Events being stored right now, per store: the 409 idempotency_key_in_use of contract §6. */
 const inFlightOf = perStore(() => new Set<string>());

@@ -6,6 +6,7 @@ import { createApp, type App } from "../../src/app";
 import { ManualClock } from "../../src/clock";
 import { createRateLimiters } from "../../src/http/rate-limit";
 import { jsonLogger } from "../../src/log";
+import { startWriterThread } from "../../src/payments/event-writer";
 import { openStore, type Store } from "../../src/store/db";
 import { createSecretBox, loadMasterKey } from "../../src/store/secret-box";
 import { createTenant } from "../../src/tenants/service";
@@ -37,13 +38,16 @@ export interface TestApp {
   send(req: Request, ip?: string): Promise<TestResponse>;
   /** A tenant with a live and a test key. */
   tenant(name?: string): { tenant_id: string; name: string; keys: { live: string; test: string } };
-  close(): void;
+  /** Async only with the writer thread (it waits for the thread's writes). */
+  close(): void | Promise<void>;
 }
 
 export interface TestAppOptions {
   clock?: ManualClock;
   rateLimitScale?: number;
   publicUrl?: string;
+  /** Store payment events on a writer thread, as `serve` does (default: the calling thread). */
+  writerThread?: boolean;
 }
 
 export async function readResponse(res: Response): Promise<TestResponse> {
@@ -59,7 +63,9 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const store = openStore(dataDir);
   const clock = opts.clock ?? new ManualClock();
   const logs: string[] = [];
+  const events = opts.writerThread ? await startWriterThread(dataDir) : undefined;
   const app = createApp({
+    events,
     store,
     clock,
     logger: jsonLogger((l) => logs.push(l)),
@@ -89,8 +95,11 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     },
     tenant: (name = "Bodega Rosa") => createTenant(store.db, clock, name),
     close() {
-      store.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      const done = () => {
+        store.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      };
+      return events ? events.close().then(done) : done();
     },
   };
 }

@@ -1,0 +1,148 @@
+// The writer thread that `serve` stores payment events on (src/payments/event-writer.ts): the same
+// answers as the calling-thread writer through app.handle, errors that cross the thread intact,
+// every write handed over settled by close(), and a thread that dies replaced by a new one.
+import { afterAll, describe, expect, test } from "bun:test";
+import { ApiError } from "../src/http/errors";
+import { receiveError, sendError, startWriterThread, type EventWriter } from "../src/payments/event-writer";
+import { bodyHashOf } from "../src/payments/ingest";
+import { parsePaymentEvent } from "../src/payments/model";
+import type { StoreJob } from "../src/payments/store-event";
+import { activatePhone, paymentEvent, postEvent, type Phone } from "./support/device";
+import { makeTestApp, type TestApp } from "./support/harness";
+
+const t = await makeTestApp({ writerThread: true });
+afterAll(() => t.close());
+
+const storedRows = (deviceId: string) =>
+  t.store.sqlite.query<{ event_id: string; match_status: string }, [string]>("SELECT event_id, match_status FROM events WHERE device_id = ?").all(deviceId);
+
+/** A job as ingestPayment hands it over, for a phone of `t`. */
+function jobFor(app: TestApp, phone: Phone, over: Record<string, unknown> = {}): StoreJob {
+  const body = parsePaymentEvent(paymentEvent(app, over));
+  return { scope: { tenantId: phone.tenantId, environment: phone.environment, deviceId: phone.deviceId }, body, hash: bodyHashOf(body), now: app.clock.now() };
+}
+
+describe("through app.handle, as serve runs it", () => {
+  test("201 once stored; the same event again is the stored answer with Idempotent-Replayed: true", async () => {
+    const phone = await activatePhone(t);
+    const ev = paymentEvent(t);
+    const first = await postEvent(t, phone, ev);
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({ event_id: ev.event_id, status: "accepted", received_at: t.clock.now(), match: { status: "unmatched", order_id: null } });
+    // The HTTP thread reads what the writer thread committed.
+    expect(storedRows(phone.deviceId)).toEqual([{ event_id: ev.event_id, match_status: "unmatched" }]);
+    const again = await postEvent(t, phone, ev);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+  });
+
+  test("twenty copies at once: one stored", async () => {
+    const phone = await activatePhone(t);
+    const ev = paymentEvent(t);
+    const results = await Promise.all(Array.from({ length: 20 }, () => postEvent(t, phone, ev)));
+    expect(results.filter((r) => r.status === 201 && r.headers.get("idempotent-replayed") === null)).toHaveLength(1);
+    expect(results.every((r) => r.status === 201 || r.body.code === "idempotency_key_in_use")).toBe(true);
+    expect(storedRows(phone.deviceId)).toHaveLength(1);
+  });
+
+  test("a payment for a synced order is matched, and a second phone's report of it is a duplicate", async () => {
+    const tenant = t.tenant();
+    const a = await activatePhone(t, { tenantId: tenant.tenant_id });
+    const b = await activatePhone(t, { tenantId: tenant.tenant_id, label: "Caja 2" });
+    const headers = { authorization: `Bearer ${tenant.keys.live}` };
+    const sync = await t.request("POST", "/connector/v1/orders", {
+      headers,
+      body: { orders: [{ id: "A-1", amount: 3140, currency: "PEN", customer_name: "Yanina Mansilla" }] },
+    });
+    expect(sync.status).toBe(200);
+    const ev = paymentEvent(t, { amount: 3140, reference: undefined });
+    const paid = await postEvent(t, a, ev);
+    expect(paid.body.match).toEqual({ status: "matched", order_id: "A-1" });
+    const dup = await postEvent(t, b, { ...ev, event_id: `${ev.event_id}-b` });
+    expect(dup.body.match).toEqual({ status: "duplicate", order_id: null });
+    const feed = await t.request("GET", "/connector/v1/matches", { headers });
+    expect(feed.body.data.map((m: { order_id: string; event_id: string }) => [m.order_id, m.event_id])).toEqual([["A-1", ev.event_id]]);
+  });
+
+  test("a test payment of the connector goes through the thread too", async () => {
+    const tenant = t.tenant();
+    const res = await t.request("POST", "/connector/v1/test/payments", {
+      headers: { authorization: `Bearer ${tenant.keys.test}`, "idempotency-key": "tp-1" },
+      body: { kind: "payment.received", occurred_at: t.clock.now(), source: "plin", amount: 990, currency: "PEN" },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.match.status).toBe("unmatched");
+    const again = await t.request("POST", "/connector/v1/test/payments", {
+      headers: { authorization: `Bearer ${tenant.keys.test}`, "idempotency-key": "tp-1" },
+      body: { kind: "payment.received", occurred_at: t.clock.now(), source: "plin", amount: 990, currency: "PEN" },
+    });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+  });
+});
+
+describe("errors cross the thread", () => {
+  test("an ApiError keeps its code, detail, extra fields and headers", () => {
+    const sent = new ApiError("idempotency_key_in_use", "wait", { event_id: "e1" }, { "retry-after": "1" });
+    const back = receiveError(structuredClone(sendError(sent)));
+    expect(back).toBeInstanceOf(ApiError);
+    expect(back).toMatchObject({ code: "idempotency_key_in_use", status: 409, detail: "wait", extra: { event_id: "e1" }, headers: { "retry-after": "1" } });
+  });
+
+  test("any other error keeps its message and becomes a plain Error (a 500)", () => {
+    const back = receiveError(structuredClone(sendError(new TypeError("boom"))));
+    expect(back).not.toBeInstanceOf(ApiError);
+    expect(back.message).toBe("event writer: boom");
+  });
+
+  test("a write that fails in the thread fails alone: the others of its commit are stored", async () => {
+    const phone = await activatePhone(t);
+    const events = await startWriterThread(t.dataDir);
+    try {
+      const good = [jobFor(t, phone), jobFor(t, phone)];
+      // Refused by the foreign key on events.tenant_id, inside the thread's transaction.
+      const bad: StoreJob = { ...jobFor(t, phone), scope: { ...good[0]!.scope, tenantId: "ten_missing" } };
+      const results = await Promise.allSettled([events.write(good[0]!), events.write(bad), events.write(good[1]!)]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect(((results[1] as PromiseRejectedResult).reason as Error).message).toMatch(/^event writer: .*FOREIGN KEY/);
+      expect(storedRows(phone.deviceId).map((r) => r.event_id).sort()).toEqual(good.map((j) => j.body.event_id).sort());
+    } finally {
+      await events.close();
+    }
+  });
+});
+
+describe("lifecycle", () => {
+  test("close() settles every write handed over before it, and refuses later ones", async () => {
+    const phone = await activatePhone(t);
+    const events = await startWriterThread(t.dataDir);
+    const jobs = Array.from({ length: 200 }, () => jobFor(t, phone));
+    const writes = jobs.map((j) => events.write(j));
+    await events.close();
+    const outcomes = await Promise.all(writes);
+    expect(outcomes.every((o) => "receipt" in o)).toBe(true);
+    expect(storedRows(phone.deviceId)).toHaveLength(200);
+    await expect(events.write(jobFor(t, phone))).rejects.toThrow("event writer closed");
+  });
+
+  test("a thread that dies fails what it held, is reported, and a new thread takes the next writes", async () => {
+    const phone = await activatePhone(t);
+    const failures: string[] = [];
+    const events: EventWriter = await startWriterThread(t.dataDir, (e) => failures.push(e.message));
+    try {
+      expect("receipt" in (await events.write(jobFor(t, phone)))).toBe(true);
+      (events as unknown as { worker: Worker }).worker.terminate();
+      for (let i = 0; i < 100 && failures.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(failures).toEqual(["event writer thread stopped"]);
+      const next = await events.write(jobFor(t, phone));
+      expect("receipt" in next).toBe(true);
+      expect(storedRows(phone.deviceId)).toHaveLength(2);
+    } finally {
+      await events.close();
+    }
+  });
+
+  test("a data dir the thread cannot open: start fails with the reason", async () => {
+    await expect(startWriterThread("/proc/no-such-dir/data")).rejects.toThrow();
+  });
+});
