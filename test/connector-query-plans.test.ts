@@ -19,7 +19,7 @@ const o = orderStatements(t.store.db);
 const f = feedStatements(t.store.db);
 const v = viewStatements(t.store.db);
 const cases: [string, { getQuery(): { sql: string; params: unknown[] } }, RegExp][] = [
-  ["amounts held for unique amounts", o.heldAmounts, /SEARCH orders USING INDEX orders_pending_amount_idx \(tenant_id=\? AND environment=\? AND expected_amount>\? AND expected_amount<\?\)/],
+  ["amounts held for unique amounts", o.heldAmounts, /SEARCH orders USING COVERING INDEX orders_pending_candidates_idx \(tenant_id=\? AND environment=\? AND expected_amount>\? AND expected_amount<\?\)/],
   ["match by id", o.matchById, /SEARCH matches USING INDEX matches_id_uq/],
   ["feed page", f.page, /SEARCH matches USING INDEX matches_feed_idx \(tenant_id=\? AND environment=\? AND seq>\?\)/],
   ["feed acknowledgement", f.acked, /sqlite_autoindex_feed_acks_1/],

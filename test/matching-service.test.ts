@@ -3,7 +3,7 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../src/clock";
 import { decideNewEvent, MatchConflictError, recordAutoMatch, sweepExpiredOrders } from "../src/matching/service";
-import { statements } from "../src/matching/store";
+import { MATCHING_SQL, statements } from "../src/matching/store";
 import { ApiError } from "../src/http/errors";
 import type { Db } from "../src/store/db";
 import { createTenant } from "../src/tenants/service";
@@ -291,7 +291,11 @@ describe("query plans: matching reads indexes, never scans", () => {
 
   const s = statements(store.db);
   const cases: [string, { getQuery(): { sql: string; params: unknown[] } }, RegExp][] = [
-    ["candidate orders", s.candidateOrders, /SEARCH orders USING INDEX orders_pending_amount_idx \(tenant_id=\? AND environment=\? AND expected_amount=\?\)/],
+    [
+      "candidate orders",
+      { getQuery: () => ({ sql: MATCHING_SQL.candidateOrders, params: [] }) },
+      /^SEARCH orders USING COVERING INDEX orders_pending_candidates_idx \(tenant_id=\? AND environment=\? AND expected_amount=\? AND expires_at>\?\)$/,
+    ],
     ["waiting payments", s.waitingPayments, /SEARCH events USING INDEX events_amount_time_idx \(tenant_id=\? AND environment=\? AND amount=\? AND occurred_at>\? AND occurred_at<\?\)/],
     ["expired pending orders", s.expiredPending, /SEARCH orders USING INDEX orders_pending_expiry_idx \(expires_at<\?\)/],
     ["order by key", s.orderByKey, /SEARCH orders USING INDEX sqlite_autoindex_orders_1/],

@@ -153,10 +153,10 @@ describe("openStore", () => {
     expect(count("SELECT count(*) AS n FROM orders")).toBe(2);
     // INDEXED BY makes SQLite read the partial index itself (and fail if it could not).
     expect(count("SELECT count(*) AS n FROM events INDEXED BY events_dup_reference_idx WHERE reference IS NOT NULL")).toBe(1);
-    expect(count("SELECT count(*) AS n FROM orders INDEXED BY orders_pending_amount_idx WHERE status = 'pending' AND tenant_id > ''")).toBe(1);
+    expect(count("SELECT count(*) AS n FROM orders INDEXED BY orders_pending_candidates_idx WHERE status = 'pending' AND tenant_id > ''")).toBe(1);
     expect(count("SELECT count(*) AS n FROM orders INDEXED BY orders_pending_expiry_idx WHERE status = 'pending' AND expires_at > 0")).toBe(1);
     const names = store.sqlite
-      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('events_tenant_event_idx', 'events_dup_amount_idx', 'events_waiting_amount_idx', 'orders_candidates_idx', 'orders_expiry_idx')")
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('events_tenant_event_idx', 'events_dup_amount_idx', 'events_waiting_amount_idx', 'orders_candidates_idx', 'orders_expiry_idx', 'orders_pending_amount_idx')")
       .all();
     expect(names).toEqual([]);
     store.close();

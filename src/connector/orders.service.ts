@@ -22,7 +22,7 @@ export type OrderInput = Static<typeof OrderInputSchema>;
 function prepareAll(client: Database) {
   const db = drizzle(client, { schema });
   return {
-    /** Expected amounts held by pending orders in [low, high] (orders_pending_amount_idx range). */
+    /** Expected amounts held by pending orders in [low, high] (orders_pending_candidates_idx range). */
     heldAmounts: db
       .select({ id: orders.id, expectedAmount: orders.expectedAmount })
       .from(orders)

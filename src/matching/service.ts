@@ -123,7 +123,7 @@ function insertMatch(
   orderId: string,
   method: "auto" | "manual",
 ): MatchRow {
-  const [row] = s.insertMatch.all({
+  const row: Omit<MatchRow, "seq"> = {
     id,
     tenantId: event.tenantId,
     environment: event.environment,
@@ -140,8 +140,9 @@ function insertMatch(
     occurredAt: event.occurredAt,
     matchedAt: now,
     method,
-  });
-  return row!;
+  };
+  const { lastInsertRowid } = s.insertMatch.run(row);
+  return { seq: Number(lastInsertRowid), ...row };
 }
 
 /** The amount and window an order had (before a change) or has (after it). */

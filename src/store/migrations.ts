@@ -8,6 +8,7 @@ import m0001 from "../../migrations/0001_device_surface.sql" with { type: "text"
 import m0002 from "../../migrations/0002_connector_surface.sql" with { type: "text" };
 import m0003 from "../../migrations/0003_waiting_payments_by_time.sql" with { type: "text" };
 import m0004 from "../../migrations/0004_fewer_random_index_writes.sql" with { type: "text" };
+import m0005 from "../../migrations/0005_covering_order_candidates.sql" with { type: "text" };
 
 export const EMBEDDED: Record<string, string> = {
   "0000_appliance": m0000,
@@ -15,6 +16,7 @@ export const EMBEDDED: Record<string, string> = {
   "0002_connector_surface": m0002,
   "0003_waiting_payments_by_time": m0003,
   "0004_fewer_random_index_writes": m0004,
+  "0005_covering_order_candidates": m0005,
 };
 
 export interface MigrationMeta {

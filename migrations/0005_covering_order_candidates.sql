@@ -1,0 +1,2 @@
+DROP INDEX `orders_pending_amount_idx`;--> statement-breakpoint
+CREATE INDEX `orders_pending_candidates_idx` ON `orders` (`tenant_id`,`environment`,`expected_amount`,`expires_at`,`created_at`,`id`,`currency`,`customer_name`,`security_code`) WHERE status = 'pending';
