@@ -6,8 +6,8 @@ import { sha256Hex } from "../ids";
 import { ApiError } from "../http/errors";
 import { perStore, type Store } from "../store/db";
 import { inThreadWriterOf, type EventWriter } from "./event-writer";
-import { canonicalJson, checkPaymentEvent, type PaymentEvent } from "./model";
-import { findExisting, ingestStatementsOf, type IngestScope, type StoredAnswer } from "./store-event";
+import { canonicalJson, type PaymentEvent } from "./model";
+import type { IngestScope, StoredAnswer } from "./store-event";
 
 export type { IngestScope } from "./store-event";
 
@@ -47,10 +47,6 @@ export async function ingestPayment(
       { "retry-after": "1" },
     );
   }
-  const existing = findExisting(ingestStatementsOf(store), scope, body.event_id);
-  if (existing) return replayOf(existing, hash, body.event_id);
-
-  checkPaymentEvent(body, now);
   inFlight.add(key);
   try {
     const stored = await (deps.events ?? inThreadWriterOf(store)).write({ scope, body, hash, now });

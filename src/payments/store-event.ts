@@ -6,7 +6,7 @@ import { decideNewEvent, recordAutoMatch, type MatchOutcome } from "../matching/
 import { perStore, type Db, type Store } from "../store/db";
 import type { Environment } from "../store/schema";
 import { findOriginal, DUPLICATE_WINDOW_MS, type Report, type StoredReport } from "./duplicates";
-import type { EventReceipt, PaymentEvent } from "./model";
+import { checkPaymentEvent, type EventReceipt, type PaymentEvent } from "./model";
 
 export interface IngestScope {
   tenantId: string;
@@ -18,7 +18,7 @@ export interface IngestScope {
 /** One event to store: plain data, so that it can cross to the writer thread. */
 export interface StoreJob {
   scope: IngestScope;
-  /** Schema-validated and checked (checkPaymentEvent). */
+  /** Schema-validated (parsePaymentEvent); storeEvent runs checkPaymentEvent on new events. */
   body: PaymentEvent;
   /** bodyHashOf(body). */
   hash: string;
@@ -43,6 +43,11 @@ export function findExisting(stmts: Statements, scope: IngestScope, eventId: str
 /** Runs inside the commit queue's transaction: everything here is synchronous. */
 export function storeEvent(tx: Db, stmts: Statements, job: StoreJob): StoreOutcome {
   const { scope, body, hash, now } = job;
+  // A replay is answered before any check: deduplication is permanent, though the event may be
+  // too old by now to be accepted as new (contract §6).
+  const existing = findExisting(stmts, scope, body.event_id);
+  if (existing) return { replay: existing };
+  checkPaymentEvent(body, now);
   const report: Report = {
     deviceId: scope.deviceId,
     source: body.source,
