@@ -138,6 +138,7 @@ function duplicateCandidates(stmts: Statements, scope: IngestScope, r: Report): 
     r.amount,
     r.occurredAt - DUPLICATE_WINDOW_MS,
     r.occurredAt + DUPLICATE_WINDOW_MS,
+    r.payerName,
     r.deviceId,
   );
   const byReference = r.reference !== null ? stmts.dupByReference.all(scope.tenantId, scope.environment, r.source, r.reference, r.deviceId) : [];
@@ -152,7 +153,7 @@ export interface Statements {
   insert: Statement<{ seq: number }, any[]>;
   touchDevice: Statement<unknown, [number, string]>;
   dupByReference: Statement<StoredReport, [string, string, string, string, string | null]>;
-  dupByDetails: Statement<StoredReport, [string, string, string, number, number, number, string | null]>;
+  dupByDetails: Statement<StoredReport, [string, string, string, number, number, number, string | null, string | null]>;
 }
 
 const REPORT_COLUMNS = `seq, event_id AS eventId, device_id AS deviceId, source, amount, occurred_at AS occurredAt,
@@ -176,9 +177,10 @@ export const INGEST_SQL = {
   // events_dup_reference_idx (partial: reference IS NOT NULL, implied by reference = ?).
   dupByReference: `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND reference = ?
        AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
-  // events_amount_time_idx: the amount's ±120 s range, source filtered inside the index.
+  // events_amount_time_idx: the amount's ±120 s range, source and payer_name filtered inside the
+  // index (IS: two reports without a payer name have the same one, as in duplicateRule).
   dupByDetails: `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND amount = ?
-       AND occurred_at BETWEEN ? AND ? AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
+       AND occurred_at BETWEEN ? AND ? AND payer_name IS ? AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
 } as const;
 
 export const ingestStatementsOf = perStore((store): Statements => {

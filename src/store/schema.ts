@@ -132,10 +132,12 @@ export const events = sqliteTable(
     // The reconciliation view (contract §12): events of a status in commit order.
     index("events_status_idx").on(t.tenantId, t.environment, t.matchStatus, t.seq),
     // Payments of an amount in a time range, for two queries: duplicates by details (±120 s, filtered
-    // by source) and waiting payments inside an order's window (matching, contract §10; filtered by
-    // match_status). occurred_at keeps both a range even with years of same-amount walk-in payments;
-    // match_status and source are in the index so that the filters read no table rows.
-    index("events_amount_time_idx").on(t.tenantId, t.environment, t.amount, t.occurredAt, t.matchStatus, t.source),
+    // by source and payer_name) and waiting payments inside an order's window (matching, contract
+    // §10; filtered by match_status). occurred_at keeps both a range even with years of same-amount
+    // walk-in payments; match_status, source and payer_name are in the index so that the filters read
+    // no table rows: a shop that takes a hundred S/ 5.00 Yape payments in two minutes reads only the
+    // rows of the same payer (bench: the writer's time per event no longer grows with the load).
+    index("events_amount_time_idx").on(t.tenantId, t.environment, t.amount, t.occurredAt, t.matchStatus, t.source, t.payerName),
   ],
 );
 
