@@ -5,10 +5,10 @@
 //
 // Seeding goes around the server on purpose (it would take hours through HTTP): openStore runs the
 // real migrations, then raw prepared bun:sqlite statements fill the tables in a few big
-// transactions on a connection with synchronous=OFF and no journal, with the secondary indexes
-// dropped and rebuilt afterwards from their own CREATE INDEX text (a sort instead of a million
-// random b-tree inserts). The result is cached under .bench/, keyed by the seed version, the sizes
-// and the migrations, and copied for every run.
+// transactions on a connection with synchronous=OFF and no journal. The secondary indexes stay on
+// while loading (see below), so every b-tree has the shape of one that grew row by row. The result
+// is cached under .bench/, keyed by the seed version, the sizes and the migrations, and copied for
+// every run.
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { totalmem } from "node:os";
 import { join } from "node:path";
