@@ -28,9 +28,9 @@ export const inThreadWriterOf = perStore((store: Store): EventWriter => {
 // ---- the writer thread's messages
 
 /** HTTP thread → writer thread. */
-export type ToWriter = { type: "open"; dataDir: string } | { type: "jobs"; jobs: { id: number; job: StoreJob }[] } | { type: "close" };
+export type ToWriter = { type: "open"; dataDir: string } | { type: "job"; id: number; job: StoreJob } | { type: "close" };
 
-/** Writer thread → HTTP thread. */
+/** Writer thread → HTTP thread: one "done" per commit, with the results of all its jobs. */
 export type FromWriter =
   | { type: "ready" }
   | { type: "failed"; message: string }
@@ -66,9 +66,10 @@ const WRITER_THREAD_ENTRY = import.meta.url.startsWith("file:///$bunfs/")
   : new URL("./writer-thread.ts", import.meta.url).href;
 
 /**
- * Starts the writer thread on `dataDir` and resolves once it has opened the database. The jobs
- * handed over in one turn of the event loop travel in one message and, on the other side, land in
- * one commit. Should the thread die, the writes it held fail (their requests get a 500 and phones
+ * Starts the writer thread on `dataDir` and resolves once it has opened the database. Each job is
+ * posted at once, so the thread starts on the first event of a burst while this thread still parses
+ * the others; the jobs that arrive while it commits go into its next commit (commit-queue.ts).
+ * Should the thread die, the writes it held fail (their requests get a 500 and phones
  * send them again), `onFailure` hears of it, and a new thread takes the next writes.
  */
 export async function startWriterThread(dataDir: string, onFailure: (error: Error) => void = () => {}): Promise<EventWriter> {
@@ -85,7 +86,6 @@ interface Waiter {
 class ThreadWriter implements EventWriter {
   private worker: Worker | null = null;
   private waiting = new Map<number, Waiter>();
-  private outbox: { id: number; job: StoreJob }[] = [];
   private nextId = 1;
   private closing = false;
   private onClosed = () => {};
@@ -133,18 +133,17 @@ class ThreadWriter implements EventWriter {
 
   write(job: StoreJob): Promise<StoreOutcome> {
     if (this.closing) return Promise.reject(new Error("event writer closed"));
-    if (!this.worker) return Promise.reject(new Error("event writer thread is not running"));
+    const worker = this.worker;
+    if (!worker) return Promise.reject(new Error("event writer thread is not running"));
     const id = this.nextId++;
     return new Promise<StoreOutcome>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      if (this.outbox.length === 0) setImmediate(() => this.flush());
-      this.outbox.push({ id, job });
+      worker.postMessage({ type: "job", id, job } satisfies ToWriter);
     });
   }
 
   async close(): Promise<void> {
     if (this.closing) return;
-    this.flush();
     this.closing = true;
     const worker = this.worker;
     if (!worker) return;
@@ -156,17 +155,6 @@ class ThreadWriter implements EventWriter {
     clearTimeout(timer);
     this.failWaiting(new Error("event writer closed"));
     worker.terminate();
-  }
-
-  private flush(): void {
-    if (this.outbox.length === 0) return;
-    const jobs = this.outbox;
-    this.outbox = [];
-    if (!this.worker) {
-      this.failWaiting(new Error("event writer thread is not running"));
-      return;
-    }
-    this.worker.postMessage({ type: "jobs", jobs } satisfies ToWriter);
   }
 
   private settle(results: (WrittenJob | WriteFailure)[]): void {
