@@ -1,8 +1,8 @@
 // Who commits payment events. Tests and the CLI write on the calling thread. `serve` hands them to a
-// writer thread (writer-thread.ts) with its own connection: there the fsync of every commit, the
-// WAL checkpoints and the matching engine's reads no longer stop the HTTP thread, which keeps
-// parsing and verifying requests on the other core (bench/README.md). Both run the same storeEvent
-// in the same group commit, and both settle a write only after its COMMIT.
+// writer thread (writer-thread.ts) with its own connection: there the replay lookup, the duplicate
+// and matching queries, the fsync of every commit and the WAL checkpoints no longer stop the HTTP
+// thread, which keeps parsing and verifying requests on the other core (bench/README.md). Both run
+// the same storeEvent in the same group commit, and both settle a write only after its COMMIT.
 import { ApiError, type ErrorCode } from "../http/errors";
 import { perStore, type Store } from "../store/db";
 import { commitQueueOf } from "./commit-queue";
@@ -106,8 +106,7 @@ class ThreadWriter implements EventWriter {
         if (msg.type === "ready") {
           this.opened = worker;
           resolve();
-        }
-        else if (msg.type === "failed") reject(new Error(msg.message));
+        } else if (msg.type === "failed") reject(new Error(msg.message));
         else if (msg.type === "done") this.settle(msg.results);
         else if (msg.type === "closed") this.onClosed();
       };

@@ -1,6 +1,7 @@
-// Writing one payment event inside the group commit's transaction (contract §6): duplicates across
-// phones, the matching engine's decision, the insert in its final state, and the first answer kept
-// for replays. Runs on whichever thread owns the writing connection (payments/event-writer.ts).
+// Writing one payment event inside the group commit's transaction (contract §6): the stored answer
+// of a replay, or else the checks of a new event, duplicates across phones, the matching engine's
+// decision, the insert in its final state and the first answer kept for replays. Runs on whichever
+// thread owns the writing connection (payments/event-writer.ts).
 import type { Statement } from "bun:sqlite";
 import { decideNewEvent, recordAutoMatch, type MatchOutcome } from "../matching/service";
 import { perStore, type Db, type Store } from "../store/db";
@@ -28,6 +29,7 @@ export interface StoreJob {
 
 export type StoreOutcome = { receipt: EventReceipt } | { replay: StoredAnswer };
 
+/** The first answer to an event, kept for its replays. */
 export interface StoredAnswer {
   body_hash: string;
   response_status: number;
