@@ -161,6 +161,14 @@ describe("idempotency", () => {
     expect((await postEvent(t, phone, ev)).headers.get("idempotent-replayed")).toBe("true");
   });
 
+  test("twenty copies at once of an event already stored: twenty replays, no 409", async () => {
+    const phone = await activatePhone(t);
+    const ev = paymentEvent(t);
+    expect((await postEvent(t, phone, ev)).status).toBe(201);
+    const results = await Promise.all(Array.from({ length: 20 }, () => postEvent(t, phone, ev)));
+    expect(results.map((r) => [r.status, r.headers.get("idempotent-replayed")])).toEqual(Array.from({ length: 20 }, () => [201, "true"]));
+  });
+
   test("a retry while the first is being stored gets 409 with Retry-After: 1 (deterministic, at the ingest layer)", async () => {
     const phone = await activatePhone(t);
     const scope = { tenantId: phone.tenantId, environment: phone.environment, deviceId: phone.deviceId };

@@ -46,6 +46,16 @@ describe("through app.handle, as serve runs it", () => {
     expect(storedRows(phone.deviceId)).toHaveLength(1);
   });
 
+  test("twenty copies at once of an event already stored: twenty replays", async () => {
+    const phone = await activatePhone(t);
+    const ev = paymentEvent(t);
+    const first = await postEvent(t, phone, ev);
+    expect(first.status).toBe(201);
+    const results = await Promise.all(Array.from({ length: 20 }, () => postEvent(t, phone, ev)));
+    expect(results.map((r) => [r.status, r.headers.get("idempotent-replayed")])).toEqual(Array.from({ length: 20 }, () => [201, "true"]));
+    expect(results.every((r) => JSON.stringify(r.body) === JSON.stringify(first.body))).toBe(true);
+  });
+
   test("a payment for a synced order is matched, and a second phone's report of it is a duplicate", async () => {
     const tenant = t.tenant();
     const a = await activatePhone(t, { tenantId: tenant.tenant_id });

@@ -7,7 +7,7 @@ import { ApiError } from "../http/errors";
 import { perStore, type Store } from "../store/db";
 import { inThreadWriterOf, type EventWriter } from "./event-writer";
 import { canonicalJson, type PaymentEvent } from "./model";
-import type { IngestScope, StoredAnswer } from "./store-event";
+import { findExisting, ingestStatementsOf, type IngestScope, type StoredAnswer } from "./store-event";
 
 export type { IngestScope } from "./store-event";
 
@@ -40,6 +40,10 @@ export async function ingestPayment(
   const key = scope.deviceId !== null ? `d\n${scope.deviceId}\n${body.event_id}` : `t\n${scope.tenantId}\n${scope.environment}\n${body.event_id}`;
   const inFlight = inFlightOf(store);
   if (inFlight.has(key)) {
+    // Another copy is with the writer. If the event is already stored, that copy is a replay, and
+    // so is this one; only a first receipt still being stored makes copies wait (contract §6).
+    const existing = findExisting(ingestStatementsOf(store), scope, body.event_id);
+    if (existing) return replayOf(existing, hash, body.event_id);
     throw new ApiError(
       "idempotency_key_in_use",
       `Event ${body.event_id} is still being stored; retry in a second`,
