@@ -47,7 +47,7 @@ export function createApp(deps: AppDeps): App {
     .onError(({ request, code, error }) => renderError(request, code, error, deps.logger, methodNotAllowed))
     .use(docsAssets)
     .use(docs())
-    .use(healthRoutes(deps.store))
+    .use(healthRoutes(deps.store, deps.events))
     .use(deviceRoutes(deps))
     .use(connectorRoutes(deps));
 

@@ -2,11 +2,13 @@
 // answers as the calling-thread writer through app.handle, errors that cross the thread intact,
 // every write handed over settled by close(), and a thread that dies replaced by a new one.
 import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { ApiError } from "../src/http/errors";
 import { receiveError, sendError, startWriterThread, type EventWriter } from "../src/payments/event-writer";
 import { bodyHashOf } from "../src/payments/ingest";
 import { parsePaymentEvent } from "../src/payments/model";
 import type { StoreJob } from "../src/payments/store-event";
+import { healthRoutes } from "../src/system/health";
 import { activatePhone, paymentEvent, postEvent, type Phone } from "./support/device";
 import { makeTestApp, type TestApp } from "./support/harness";
 
@@ -15,6 +17,12 @@ afterAll(() => t.close());
 
 const storedRows = (deviceId: string) =>
   t.store.sqlite.query<{ event_id: string; match_status: string }, [string]>("SELECT event_id, match_status FROM events WHERE device_id = ?").all(deviceId);
+
+/** Waits (at most 5 s) until `done()` holds. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(done()).toBe(true);
+}
 
 /** A job as ingestPayment hands it over, for a phone of `t`. */
 function jobFor(app: TestApp, phone: Phone, over: Record<string, unknown> = {}): StoreJob {
@@ -99,13 +107,17 @@ describe("errors cross the thread", () => {
     expect(back).toMatchObject({ code: "idempotency_key_in_use", status: 409, detail: "wait", extra: { event_id: "e1" }, headers: { "retry-after": "1" } });
   });
 
-  test("any other error keeps its message and becomes a plain Error (a 500)", () => {
+  test("any other error keeps its message, SQLite code and stack, and becomes a plain Error (a 500)", () => {
     const back = receiveError(structuredClone(sendError(new TypeError("boom"))));
     expect(back).not.toBeInstanceOf(ApiError);
     expect(back.message).toBe("event writer: boom");
+    const busy = Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+    const busyBack = receiveError(structuredClone(sendError(busy)));
+    expect(busyBack.message).toBe("event writer: SQLITE_BUSY: database is locked");
+    expect(busyBack.stack).toContain("(writer thread) Error: database is locked");
   });
 
-  test("a write that fails in the thread fails alone: the others of its commit are stored", async () => {
+  test("a write that fails in the thread fails alone: the others are stored", async () => {
     const phone = await activatePhone(t);
     const events = await startWriterThread(t.dataDir);
     try {
@@ -138,11 +150,11 @@ describe("lifecycle", () => {
   test("a thread that dies fails what it held, is reported, and a new thread takes the next writes", async () => {
     const phone = await activatePhone(t);
     const failures: string[] = [];
-    const events: EventWriter = await startWriterThread(t.dataDir, (e) => failures.push(e.message));
+    const events: EventWriter = await startWriterThread(t.dataDir, { onFailure: (e) => failures.push(e.message) });
     try {
       expect("receipt" in (await events.write(jobFor(t, phone)))).toBe(true);
       (events as unknown as { worker: Worker }).worker.terminate();
-      for (let i = 0; i < 100 && failures.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      await until(() => failures.length > 0);
       expect(failures).toEqual(["event writer thread stopped"]);
       const next = await events.write(jobFor(t, phone));
       expect("receipt" in next).toBe(true);
@@ -153,6 +165,53 @@ describe("lifecycle", () => {
   });
 
   test("a data dir the thread cannot open: start fails with the reason", async () => {
-    await expect(startWriterThread("/proc/no-such-dir/data")).rejects.toThrow();
+    await expect(startWriterThread("/proc/no-such-dir/data")).rejects.toThrow(/ENOENT.*mkdir '\/proc\/no-such-dir\/data'/);
+  });
+
+  test("a new thread that cannot open the database is retried until one can; meanwhile writes fail and /healthz is 503", async () => {
+    const app = await makeTestApp();
+    const phone = await activatePhone(app);
+    const failures: string[] = [];
+    const events = await startWriterThread(app.dataDir, { onFailure: (e, what) => failures.push(`${what}: ${e.message}`), restartDelayMs: 20 });
+    const health = healthRoutes(app.store, events);
+    const healthStatus = async () => (await health.handle(new Request("http://localhost/healthz"))).status;
+    const moved = `${app.dataDir}-moved`;
+    try {
+      expect(await healthStatus()).toBe(200);
+      // The data dir's path now names a file: a new thread cannot open the database there.
+      renameSync(app.dataDir, moved);
+      writeFileSync(app.dataDir, "not a directory");
+      (events as unknown as { worker: Worker }).worker.terminate();
+      await until(() => failures.filter((f) => f.startsWith("restart failed")).length >= 2);
+      expect(failures[0]).toBe("stopped: event writer thread stopped");
+      expect(failures[1]).toMatch(/^restart failed: EEXIST/);
+      expect(events.running()).toBe(false);
+      expect(await healthStatus()).toBe(503);
+      await expect(events.write(jobFor(app, phone))).rejects.toThrow("event writer thread is not running");
+      // Put the data dir back: a later retry opens it, and writes work again.
+      rmSync(app.dataDir);
+      renameSync(moved, app.dataDir);
+      await until(() => events.running());
+      expect(await healthStatus()).toBe(200);
+      expect("receipt" in (await events.write(jobFor(app, phone)))).toBe(true);
+    } finally {
+      await events.close();
+      if (existsSync(moved)) {
+        rmSync(app.dataDir, { force: true });
+        renameSync(moved, app.dataDir);
+      }
+      await app.close();
+    }
+  });
+
+  test("close() twice waits for the same shutdown", async () => {
+    const phone = await activatePhone(t);
+    const events = await startWriterThread(t.dataDir);
+    const write = events.write(jobFor(t, phone));
+    const [a, b] = [events.close(), events.close()];
+    expect(a).toBe(b);
+    await b;
+    expect("receipt" in (await write)).toBe(true);
+    expect(events.running()).toBe(false);
   });
 });

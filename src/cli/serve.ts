@@ -119,14 +119,20 @@ export const serveCommand: Command = {
 
     const tls = certFile && keyFile ? loadTls(resolve(certFile), resolve(keyFile)) : tlsMode === "auto" ? await ensureSelfSignedCert(ctx.dataDir) : null;
     const logger = jsonLogger();
-    const events = await startWriterThread(ctx.dataDir, (e) => logger.event("error", "event writer thread failed; starting a new one", { error: e.message }));
+    const secretBox = await createSecretBox(loadMasterKey(ctx.dataDir));
+    const events = await startWriterThread(ctx.dataDir, {
+      onFailure: (e, what) =>
+        logger.event("error", what === "stopped" ? "event writer thread stopped; starting a new one" : "event writer thread could not start; retrying", {
+          error: e.message,
+        }),
+    });
     const app = createApp({
       events,
       store,
       clock: ctx.clock,
       logger,
       limiters: createRateLimiters(ctx.clock, scale),
-      secretBox: await createSecretBox(loadMasterKey(ctx.dataDir)),
+      secretBox,
       config: { publicUrl: publicUrl?.replace(/\/+$/, "") },
     });
 
@@ -156,6 +162,7 @@ export const serveCommand: Command = {
         },
       });
     } catch (e) {
+      await events.close();
       const msg = (e as Error).message;
       if (/in use|EADDRINUSE/i.test(msg)) throw new Error(`port ${port} on ${host} is already in use: stop the other program or pick another with --port`);
       throw e;

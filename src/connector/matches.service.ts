@@ -11,7 +11,7 @@ import * as schema from "../store/schema";
 import { decodeCursor, encodeCursor, invalidCursor } from "./cursor";
 import { matchView, type MatchView } from "./views";
 
-const { matches, feedAcks, events, orders, devices } = schema;
+const { matches, feedAcks, events, devices } = schema;
 const p = sql.placeholder;
 
 function prepareAll(client: Database) {

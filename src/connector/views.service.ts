@@ -5,7 +5,7 @@ import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Scope } from "../matching/service";
 import { perConnection, type EventRow } from "../matching/store";
-import type { Db, Store } from "../store/db";
+import type { Store } from "../store/db";
 import * as schema from "../store/schema";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { MATCH_STATUSES } from "./model";

@@ -35,17 +35,6 @@ export function rawClient(db: Db): Database {
   return client;
 }
 
-const orderFacts = {
-  id: orders.id,
-  expectedAmount: orders.expectedAmount,
-  currency: orders.currency,
-  status: orders.status,
-  createdAt: orders.createdAt,
-  expiresAt: orders.expiresAt,
-  customerName: orders.customerName,
-  securityCode: orders.securityCode,
-};
-
 const paymentFacts = {
   seq: events.seq,
   amount: events.amount,

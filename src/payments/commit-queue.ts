@@ -32,7 +32,8 @@ export class CommitQueue {
       this.queue.push({ run, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        // setImmediate: after the requests already read in this turn of the loop have queued theirs.
+        // setImmediate: after the writes already received in this turn of the loop (requests, or the
+        // writer thread's messages) have queued theirs.
         setImmediate(() => this.flush());
       }
     });

@@ -9,8 +9,6 @@ import { inThreadWriterOf, type EventWriter } from "./event-writer";
 import { canonicalJson, type PaymentEvent } from "./model";
 import { findExisting, ingestStatementsOf, type IngestScope, type StoredAnswer } from "./store-event";
 
-export type { IngestScope } from "./store-event";
-
 export interface IngestResult {
   status: number;
   body: Record<string, unknown>;

@@ -4,7 +4,7 @@
 // thread owns the writing connection (payments/event-writer.ts).
 import type { Statement } from "bun:sqlite";
 import { decideNewEvent, recordAutoMatch, type MatchOutcome } from "../matching/service";
-import { perStore, type Db, type Store } from "../store/db";
+import { perStore, type Db } from "../store/db";
 import type { Environment } from "../store/schema";
 import { findOriginal, DUPLICATE_WINDOW_MS, type Report, type StoredReport } from "./duplicates";
 import { checkPaymentEvent, type EventReceipt, type PaymentEvent } from "./model";
