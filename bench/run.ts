@@ -8,7 +8,7 @@
 // same threads, connections and duration; the events are pre-signed and fed to wrk by a Lua script.
 //
 // Environment: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 64),
-// BENCH_THREADS (default 2), BENCH_RUNS (empty/loaded pairs, default 3), BENCH_EVENTS (signed
+// BENCH_THREADS (default 2), BENCH_RUNS (empty/loaded pairs, default 5), BENCH_EVENTS (signed
 // events in the pool, default 120 000), BENCH_PENDING_ORDERS (default 100 000),
 // BENCH_STORED_EVENTS (default 1 000 000), BENCH_SCENARIOS (default "empty,loaded"),
 // BENCH_WARMUP (seconds of unmeasured load before each run, default 3).
@@ -30,7 +30,7 @@ const CACHE = join(ROOT, ".bench");
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const THREADS = Number(process.env.BENCH_THREADS ?? 2);
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 /** Seconds of load before each measured run, from their own slice of the pool (WARMUP_SHARE). */
 const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3);
 const WARMUP_SHARE = 0.2;
