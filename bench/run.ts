@@ -14,11 +14,11 @@
 // BENCH_WARMUP (seconds of unmeasured load before each run, default 3).
 import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { signRequest } from "../src/device/signing";
 import { DB_FILE } from "../src/store/db";
+import { freePort } from "../test/support/e2e";
 import { LUA, planLoad, signLoad, type PendingOrder, type PlannedEvent } from "./load";
 import { cachedSeed, copyDataDir, emptyLike, type SeedMeta } from "./seed";
 
@@ -71,17 +71,6 @@ async function ensureWrk(): Promise<string> {
   const after = Bun.which("wrk");
   if (!after) throw new Error(`could not install wrk (apt-get install -y wrk): ${r.err.trim().split("\n").pop()}`);
   return after;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once("error", rej);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => res(port));
-    });
-  });
 }
 
 async function waitFor(url: string, proc: { exitCode: number | null }): Promise<void> {

@@ -2,8 +2,8 @@
 // connector collects the match, the box is killed (SIGKILL) before the acknowledgement, the
 // connector polls again after the restart and acknowledges; and twenty payments race for one order.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { DeviceClient, type PaymentEventBody } from "../src/client/device-client";
-import { cli, startServer, type RunningServer } from "./support/e2e";
+import { DeviceClient } from "../src/client/device-client";
+import { cli, phoneEvent, startServer, type RunningServer } from "./support/e2e";
 
 // Building the binary and restarting it take seconds, more under load (Bun's default is 5 s).
 setDefaultTimeout(60_000);
@@ -36,15 +36,7 @@ const connector = (key: string) => ({
   },
 });
 
-const event = (over: Partial<PaymentEventBody> = {}): PaymentEventBody => ({
-  event_id: crypto.randomUUID(),
-  kind: "payment.received",
-  occurred_at: Date.now() - 2_000,
-  source: "yape",
-  amount: 2500,
-  currency: "PEN",
-  ...over,
-});
+const event = phoneEvent;
 
 beforeAll(async () => {
   server = await startServer();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DeviceClient, type PaymentEventBody } from "../src/client/device-client";
-import { cli, ROOT, startServer, type RunningServer } from "./support/e2e";
+import { cli, phoneEvent, ROOT, startServer, type RunningServer } from "./support/e2e";
 
 let server: RunningServer;
 let tenantId: string;
@@ -31,17 +31,7 @@ async function activate(s: RunningServer = server, tenant = tenantId, opts: Cons
   return DeviceClient.activate(s.url, { activation_code: code, ...phone }, opts);
 }
 
-const event = (over: Partial<PaymentEventBody> = {}): PaymentEventBody => ({
-  event_id: crypto.randomUUID(),
-  kind: "payment.received",
-  occurred_at: Date.now() - 2_000,
-  source: "yape",
-  amount: 2500,
-  currency: "PEN",
-  payer_name: "Yanina Man*",
-  security_code: "482",
-  ...over,
-});
+const event = (over: Partial<PaymentEventBody> = {}): PaymentEventBody => phoneEvent({ payer_name: "Yanina Man*", security_code: "482", ...over });
 
 beforeAll(async () => {
   server = await startServer();

@@ -4,6 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { PaymentEventBody } from "../../src/client/device-client";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BINARY = join(ROOT, "dist", "cuadra");
@@ -20,6 +21,17 @@ export function buildBinary(): Promise<string> {
   })();
   return built;
 }
+
+/** A payment event as a phone sends it, with a fresh event_id and the real clock; `over` replaces fields. */
+export const phoneEvent = (over: Partial<PaymentEventBody> = {}): PaymentEventBody => ({
+  event_id: crypto.randomUUID(),
+  kind: "payment.received",
+  occurred_at: Date.now() - 2_000,
+  source: "yape",
+  amount: 2500,
+  currency: "PEN",
+  ...over,
+});
 
 export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "cuadra-e2e-"));
 
