@@ -22,7 +22,7 @@ const cases: [string, string, RegExp][] = [
   ["replay of a phone's event", s.findByDevice, /^SEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)$/],
   ["replay of a test payment (no phone)", s.findWithoutDevice, /^SEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)$/],
   ["duplicates by reference", s.dupByReference, /^SEARCH events USING INDEX events_dup_reference_idx \(tenant_id=\? AND environment=\? AND source=\? AND reference=\?\)$/],
-  ["duplicates by details", s.dupByDetails, /^SEARCH events USING INDEX events_amount_time_idx \(tenant_id=\? AND environment=\? AND amount=\? AND occurred_at>\? AND occurred_at<\?\)$/],
+  ["duplicates by details", s.dupByDetails, /^SEARCH events USING INDEX events_hour_amount_idx \(tenant_id=\? AND environment=\? AND <expr>=\? AND amount=\? AND occurred_at>\? AND occurred_at<\?\)$/],
 ];
 test.each(cases)("%s", (_n, stmt, expected) => {
   const text = plan(stmt);
@@ -37,8 +37,8 @@ test("the indexes on events are exactly the ones the statements above and the co
     .all()
     .map((r) => r.name);
   // events_status_idx: the reconciliation view (connector-query-plans.test.ts); the others above and
-  // in matching-service.test.ts (waiting payments: events_amount_time_idx).
-  expect(names).toEqual(["events_amount_time_idx", "events_device_event_uq", "events_dup_reference_idx", "events_status_idx"]);
+  // in matching-service.test.ts (waiting payments: events_hour_amount_idx).
+  expect(names).toEqual(["events_device_event_uq", "events_dup_reference_idx", "events_hour_amount_idx", "events_status_idx"]);
 });
 
 test("events without a reference are not in the reference index (it is partial)", () => {

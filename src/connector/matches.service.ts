@@ -42,7 +42,7 @@ function prepareAll(client: Database) {
      * An event id within the scope: events_device_event_uq, once per phone of the scope and once for
      * device_id IS NULL (test payments). Event ids are unique per phone only, so there may be several.
      * Unary + on the scope columns: without statistics SQLite would rather range over the scope in
-     * events_amount_time_idx (all of the shop's events) than use the OR of two unique lookups.
+     * events_hour_amount_idx (all of the shop's events) than use the OR of two unique lookups.
      */
     eventsById: db
       .select()

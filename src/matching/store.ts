@@ -1,14 +1,14 @@
 // Storage for the matching engine: the few reads and writes matching needs, as prepared statements
 // (hot path: every payment event runs them). Each statement narrows by an index:
 // orders_pending_candidates_idx (tenant, environment, expected_amount, …; pending orders only) for
-// candidates and events_amount_time_idx (tenant, environment, amount, occurred_at, …) for waiting
-// payments; test/matching-service.test.ts checks the query plans.
+// candidates and events_hour_amount_idx (tenant, environment, hour of occurred_at, amount, …) for
+// waiting payments; test/matching-service.test.ts checks the query plans.
 import type { Database } from "bun:sqlite";
 import { and, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Db } from "../store/db";
 import * as schema from "../store/schema";
-import { PENDING_ORDER, type Environment } from "../store/schema";
+import { hourOf, OCCURRED_HOUR, PENDING_ORDER, type Environment } from "../store/schema";
 import { EARLY_PAYMENT_MS, type NewPaymentFacts, type OrderFacts, type PaymentFacts } from "./engine";
 
 const { orders, events, matches } = schema;
@@ -35,15 +35,7 @@ export function rawClient(db: Db): Database {
   return client;
 }
 
-const paymentFacts = {
-  seq: events.seq,
-  amount: events.amount,
-  currency: events.currency,
-  occurredAt: events.occurredAt,
-  payerName: events.payerName,
-  securityCode: events.securityCode,
-  matchStatus: events.matchStatus,
-};
+type WaitingParams = { tenantId: string; environment: Environment; amount: number; from: number; to: number; fromHour: number; toHour: number };
 
 type CandidateParams = {
   tenantId: string;
@@ -61,6 +53,16 @@ export const MATCHING_SQL = {
     FROM orders
     WHERE tenant_id = $tenantId AND environment = $environment AND status = 'pending' AND expected_amount = $amount
       AND expires_at >= $notExpiredBefore AND created_at <= $createdAtMost`,
+  // events_hour_amount_idx: one seek per hour of the order's window (hours, a list of OCCURRED_HOUR
+  // values made by the recursive CTE), each reading only the amount's entries in that hour.
+  waitingPayments: `WITH RECURSIVE hours(h) AS (SELECT $fromHour UNION ALL SELECT h + 1 FROM hours WHERE h < $toHour)
+    SELECT seq, amount, currency, occurred_at AS occurredAt, payer_name AS payerName, security_code AS securityCode,
+      match_status AS matchStatus
+    FROM events
+    WHERE tenant_id = $tenantId AND environment = $environment AND ${OCCURRED_HOUR} IN hours AND amount = $amount
+      AND occurred_at BETWEEN $from AND $to AND match_status IN (${WAITING.map((w) => `'${w}'`).join(", ")})`,
+  eventHours: `SELECT (SELECT min(${OCCURRED_HOUR}) FROM events WHERE tenant_id = $tenantId AND environment = $environment) AS first,
+      (SELECT max(${OCCURRED_HOUR}) FROM events WHERE tenant_id = $tenantId AND environment = $environment) AS last`,
   // Writing a match (raw for the same reason: a matched payment paid more for drizzle than for SQLite).
   markOrderMatched: `UPDATE orders SET status = 'matched', match_id = $matchId, updated_at = $now
     WHERE tenant_id = $tenantId AND environment = $environment AND id = $id AND status IN ('pending', 'expired')`,
@@ -79,21 +81,10 @@ function prepareAll(client: Database) {
      * mapping cost as much as the query itself.
      */
     candidateOrders: client.prepare<OrderFacts, [CandidateParams]>(MATCHING_SQL.candidateOrders),
-    /** Waiting payments of an amount that occurred inside [from, to]. */
-    waitingPayments: db
-      .select(paymentFacts)
-      .from(events)
-      .where(
-        and(
-          eq(events.tenantId, p("tenantId")),
-          eq(events.environment, p("environment")),
-          inArray(events.matchStatus, WAITING),
-          eq(events.amount, p("amount")),
-          gte(events.occurredAt, p("from")),
-          lte(events.occurredAt, p("to")),
-        ),
-      )
-      .prepare(),
+    /** Waiting payments of an amount that occurred inside [from, to], in the hours fromHour…toHour. */
+    waitingPayments: client.prepare<WaitingPayment, [WaitingParams]>(MATCHING_SQL.waitingPayments),
+    /** The first and last OCCURRED_HOUR of a scope's events (two seeks): bounds an order's hours. */
+    eventHours: client.prepare<{ first: number | null; last: number | null }, [{ tenantId: string; environment: Environment }]>(MATCHING_SQL.eventHours),
     eventBySeq: db.select().from(events).where(eq(events.seq, p("seq"))).prepare(),
     orderByKey: db
       .select()
@@ -178,13 +169,16 @@ export function waitingPaymentsFor(
   scope: Scope,
   order: Pick<OrderFacts, "expectedAmount" | "createdAt" | "expiresAt">,
 ): WaitingPayment[] {
-  return s.waitingPayments.all({
-    tenantId: scope.tenantId,
-    environment: scope.environment,
-    amount: order.expectedAmount,
-    from: order.createdAt - EARLY_PAYMENT_MS,
-    to: order.expiresAt,
-  });
+  const from = order.createdAt - EARLY_PAYMENT_MS;
+  const to = order.expiresAt;
+  // Only the hours that hold events of this scope at all: a window that ends in a year costs no
+  // more seeks than the events stored so far span.
+  const span = s.eventHours.get({ tenantId: scope.tenantId, environment: scope.environment });
+  if (!span || span.first === null || span.last === null) return [];
+  const fromHour = Math.max(hourOf(Math.max(from, 0)), span.first);
+  const toHour = Math.min(hourOf(Math.max(to, 0)), span.last);
+  if (fromHour > toHour) return [];
+  return s.waitingPayments.all({ tenantId: scope.tenantId, environment: scope.environment, amount: order.expectedAmount, from, to, fromHour, toHour });
 }
 
 /** Rows changed by a prepared UPDATE (bun:sqlite returns them; drizzle's types say void). */

@@ -5,7 +5,7 @@
 import type { Statement } from "bun:sqlite";
 import { decideNewEvent, recordAutoMatch, type MatchOutcome } from "../matching/service";
 import { perStore, type Db } from "../store/db";
-import type { Environment } from "../store/schema";
+import { hourOf, OCCURRED_HOUR, type Environment } from "../store/schema";
 import { findOriginal, DUPLICATE_WINDOW_MS, type Report, type StoredReport } from "./duplicates";
 import { checkPaymentEvent, type EventReceipt, type PaymentEvent } from "./model";
 
@@ -133,13 +133,17 @@ export function storeEvent(tx: Db, stmts: Statements, job: StoreJob): StoreOutco
 }
 
 function duplicateCandidates(stmts: Statements, scope: IngestScope, r: Report): StoredReport[] {
+  const from = r.occurredAt - DUPLICATE_WINDOW_MS;
+  const to = r.occurredAt + DUPLICATE_WINDOW_MS;
   const byDetails = stmts.dupByDetails.all(
     scope.tenantId,
     scope.environment,
+    hourOf(from),
+    hourOf(to),
     r.source,
     r.amount,
-    r.occurredAt - DUPLICATE_WINDOW_MS,
-    r.occurredAt + DUPLICATE_WINDOW_MS,
+    from,
+    to,
     r.payerName,
     r.deviceId,
   );
@@ -155,7 +159,7 @@ export interface Statements {
   insert: Statement<{ seq: number }, any[]>;
   touchDevice: Statement<unknown, [number, string]>;
   dupByReference: Statement<StoredReport, [string, string, string, string, string | null]>;
-  dupByDetails: Statement<StoredReport, [string, string, string, number, number, number, string | null, string | null]>;
+  dupByDetails: Statement<StoredReport, [string, string, number, number, string, number, number, number, string | null, string | null]>;
 }
 
 const REPORT_COLUMNS = `seq, event_id AS eventId, device_id AS deviceId, source, amount, occurred_at AS occurredAt,
@@ -179,10 +183,12 @@ export const INGEST_SQL = {
   // events_dup_reference_idx (partial: reference IS NOT NULL, implied by reference = ?).
   dupByReference: `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND reference = ?
        AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
-  // events_amount_time_idx: the amount's ±120 s range, source and payer_name filtered inside the
-  // index (IS: two reports without a payer name have the same one, as in duplicateRule).
-  dupByDetails: `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND amount = ?
-       AND occurred_at BETWEEN ? AND ? AND payer_name IS ? AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
+  // events_hour_amount_idx: the ±120 s range lies in one hour or two (one seek each), source and
+  // payer_name filtered inside the index (IS: two reports without a payer name have the same one, as
+  // in duplicateRule).
+  dupByDetails: `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND ${OCCURRED_HOUR} IN (?, ?)
+       AND source = ? AND amount = ? AND occurred_at BETWEEN ? AND ? AND payer_name IS ? AND device_id IS NOT NULL AND device_id <> ?
+     LIMIT ${CANDIDATE_LIMIT}`,
 } as const;
 
 export const ingestStatementsOf = perStore((store): Statements => {

@@ -10,6 +10,7 @@ import m0003 from "../../migrations/0003_waiting_payments_by_time.sql" with { ty
 import m0004 from "../../migrations/0004_fewer_random_index_writes.sql" with { type: "text" };
 import m0005 from "../../migrations/0005_covering_order_candidates.sql" with { type: "text" };
 import m0006 from "../../migrations/0006_duplicates_by_payer_in_index.sql" with { type: "text" };
+import m0007 from "../../migrations/0007_events_by_hour.sql" with { type: "text" };
 
 export const EMBEDDED: Record<string, string> = {
   "0000_appliance": m0000,
@@ -19,6 +20,7 @@ export const EMBEDDED: Record<string, string> = {
   "0004_fewer_random_index_writes": m0004,
   "0005_covering_order_candidates": m0005,
   "0006_duplicates_by_payer_in_index": m0006,
+  "0007_events_by_hour": m0007,
 };
 
 export interface MigrationMeta {

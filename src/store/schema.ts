@@ -89,6 +89,20 @@ export const devices = sqliteTable(
   (t) => [index("devices_tenant_idx").on(t.tenantId, t.environment)],
 );
 
+/** One hour in ms: the unit of OCCURRED_HOUR. */
+export const HOUR_MS = 3_600_000;
+
+/**
+ * The hour of an event's occurred_at, as the leading key of events_hour_amount_idx. Queries must
+ * write it exactly so (SQLite uses an index on an expression only for the same expression).
+ */
+export const OCCURRED_HOUR = `occurred_at / ${HOUR_MS}`;
+
+/** OCCURRED_HOUR of an instant (epoch ms; stored occurred_at values are never negative). */
+export function hourOf(ms: number): number {
+  return Math.floor(ms / HOUR_MS);
+}
+
 /**
  * Payment events, from phones (device_id set) or from the test-payment helper (device_id null).
  * `seq` is the commit order and the reconciliation view's cursor.
@@ -133,11 +147,22 @@ export const events = sqliteTable(
     index("events_status_idx").on(t.tenantId, t.environment, t.matchStatus, t.seq),
     // Payments of an amount in a time range, for two queries: duplicates by details (±120 s, filtered
     // by source and payer_name) and waiting payments inside an order's window (matching, contract
-    // §10; filtered by match_status). occurred_at keeps both a range even with years of same-amount
-    // walk-in payments; match_status, source and payer_name are in the index so that the filters read
-    // no table rows: a shop that takes a hundred S/ 5.00 Yape payments in two minutes reads only the
-    // rows of the same payer (bench: the writer's time per event no longer grows with the load).
-    index("events_amount_time_idx").on(t.tenantId, t.environment, t.amount, t.occurredAt, t.matchStatus, t.source, t.payerName),
+    // §10; filtered by match_status). Keyed by the hour of occurred_at first (OCCURRED_HOUR), then the
+    // amount: a new payment happened within the last minutes, so its entry lands in the current
+    // hour's small subtree, next to the other new ones, instead of on its own leaf among a million
+    // (bench: 1.26 → 0.6 pages written per event with 1 000 000 stored events). A query names the
+    // hours of its range (hoursOf), each an index seek. match_status, source and payer_name are in
+    // the index so that the filters read no table rows.
+    index("events_hour_amount_idx").on(
+      t.tenantId,
+      t.environment,
+      sql.raw(OCCURRED_HOUR),
+      t.amount,
+      t.occurredAt,
+      t.matchStatus,
+      t.source,
+      t.payerName,
+    ),
   ],
 );
 

@@ -1,0 +1,2 @@
+DROP INDEX `events_amount_time_idx`;--> statement-breakpoint
+CREATE INDEX `events_hour_amount_idx` ON `events` (`tenant_id`,`environment`,occurred_at / 3600000,`amount`,`occurred_at`,`match_status`,`source`,`payer_name`);
