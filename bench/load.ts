@@ -30,6 +30,8 @@ export interface PlannedEvent {
   /** …but never before this (an order's creation): the payment of an order comes after it. */
   notBefore: number;
   kind: "order" | "counter" | "duplicate";
+  /** The pending order this event pays (kind "order"). */
+  orderId?: string;
 }
 
 export function planLoad(n: number, devices: number, pending: readonly PendingOrder[]): PlannedEvent[] {
@@ -68,6 +70,7 @@ export function planLoad(n: number, devices: number, pending: readonly PendingOr
         offsetMs: d.int(r, 1000, 10 * 60_000),
         notBefore: o.created_at,
         kind: "order",
+        orderId: o.id,
       });
       continue;
     }

@@ -1,16 +1,19 @@
 // `bun run bench`: how many signed payment events per second the built binary acknowledges (each
-// one durable: synchronous=FULL, committed before the 201), in two scenarios, against a bare
+// one durable: synchronous=FULL, committed before the 201), in three scenarios, against a bare
 // Bun.serve hello-world measured in the same run on the same machine:
 // - empty: a new data dir holding only the shop and its phones;
+// - orders: the same, plus the pending orders that the load pays (no history): every event meets
+//   the same matching work as in the loaded database, so loaded / orders isolates what a month of
+//   history costs, and orders / empty what matching and writing matches cost;
 // - loaded: the same shop after a busy month, 100 000 pending orders and 1 000 000 stored events
 //   (bench/seed.ts; cached under .bench/ and copied for every run).
-// Both receive the same signed events (bench/load.ts). wrk drives every server on loopback with the
+// All receive the same signed events (bench/load.ts). wrk drives every server on loopback with the
 // same threads, connections and duration; the events are pre-signed and fed to wrk by a Lua script.
 //
 // Environment: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 64),
-// BENCH_THREADS (default 2), BENCH_RUNS (empty/loaded pairs, default 5), BENCH_EVENTS (signed
+// BENCH_THREADS (default 2), BENCH_RUNS (rounds of the scenarios, default 5), BENCH_EVENTS (signed
 // events in the pool, default 120 000), BENCH_PENDING_ORDERS (default 100 000),
-// BENCH_STORED_EVENTS (default 1 000 000), BENCH_SCENARIOS (default "empty,loaded"),
+// BENCH_STORED_EVENTS (default 1 000 000), BENCH_SCENARIOS (default "empty,orders,loaded"),
 // BENCH_WARMUP (seconds of unmeasured load before each run, default 3).
 import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -40,8 +43,11 @@ const SPEC = {
   pendingOrders: Number(process.env.BENCH_PENDING_ORDERS ?? 100_000),
   storedEvents: Number(process.env.BENCH_STORED_EVENTS ?? 1_000_000),
 };
-type Scenario = "empty" | "loaded";
-const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "empty,loaded").split(",").map((s) => s.trim()) as Scenario[];
+type Scenario = "empty" | "orders" | "loaded";
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "empty,orders,loaded").split(",").map((s) => s.trim()) as Scenario[];
+for (const s of SCENARIOS) {
+  if (!["empty", "orders", "loaded"].includes(s)) throw new Error(`BENCH_SCENARIOS: unknown scenario "${s}" (empty, orders, loaded)`);
+}
 
 function log(msg: string) {
   process.stderr.write(`bench: ${msg}\n`);
@@ -168,7 +174,7 @@ async function benchCuadra(
   const dataDir = join(work, "data");
   try {
     if (scenario === "loaded") copyDataDir(seed.dir, dataDir);
-    else emptyLike(seed.dir, dataDir);
+    else emptyLike(seed.dir, dataDir, scenario === "orders" ? plan.flatMap((e) => (e.orderId ? [e.orderId] : [])) : []);
     const seqBefore = scenario === "loaded" ? seed.meta.lastEventSeq : 0;
     const port = await freePort();
     const server = Bun.spawn(
@@ -292,6 +298,22 @@ async function main() {
           `loaded / empty: throughput ${fmt((100 * med("loaded", (w) => w.perSecond)) / med("empty", (w) => w.perSecond), 1)} % (goal ≥ 80 %), ` +
             `p50 ×${fmt(med("loaded", (w) => w.p50ms) / med("empty", (w) => w.p50ms), 2)}, p99 ×${fmt(med("loaded", (w) => w.p99ms) / med("empty", (w) => w.p99ms), 2)}`,
         ]
+      : []),
+    ...(SCENARIOS.includes("orders") && SCENARIOS.includes("loaded")
+      ? [
+          `loaded / orders: throughput ${fmt((100 * med("loaded", (w) => w.perSecond)) / med("orders", (w) => w.perSecond), 1)} % ` +
+            `(the same matching work, with and without a month of history)`,
+        ]
+      : []),
+    ...(SCENARIOS.includes("loaded") && RUNS > 1
+      ? SCENARIOS.filter((s) => s !== "loaded").map(
+          (s) =>
+            `loaded / ${s}, round by round: ` +
+            Array.from({ length: RUNS }, (_, i) => {
+              const of = (sc: Scenario) => results.find((x) => x.scenario === sc && x.run === i + 1)!.wrk.perSecond;
+              return `${fmt((100 * of("loaded")) / of(s), 1)} %`;
+            }).join(", "),
+        )
       : []),
     ...SCENARIOS.map((s) => `${s} / hello: throughput ${fmt((100 * med(s, (w) => w.perSecond)) / hello.perSecond, 1)} %`),
     `responses counted by wrk exclude requests still in flight when it stopped (stored, but not counted)`,
