@@ -284,6 +284,15 @@ describe("/healthz and /docs", () => {
     expect(new URL(slashSpec!, "http://localhost/docs/").pathname).toBe("/docs/json");
   });
 
+  test("/favicon.ico, which browsers ask for on every page, is the box's SVG icon, not a 404; it is not an API route", async () => {
+    const res = await t.request("GET", "/favicon.ico");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/svg+xml");
+    expect(res.text).toStartWith("<svg ");
+    const doc = (await t.request("GET", "/docs/json")).body as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).not.toContain("/favicon.ico");
+  });
+
   test("/docs/json is the OpenAPI document with health, problem schema and security schemes", async () => {
     const res = await t.request("GET", "/docs/json");
     expect(res.status).toBe(200);
