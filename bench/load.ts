@@ -1,5 +1,5 @@
 // The signed-event load of `bun run bench`: what the shop's phones send while wrk plays them. The
-// same planned events are sent to the empty and to the loaded database:
+// same planned events are sent to every database (empty, orders, loaded):
 // - about 20 % pay one of the seeded pending orders (its expected amount, a compatible payer name,
 //   inside its window); against the empty database they find no order;
 // - about 70 % are counter sales that no order is waiting for (most of what a shop's phones see);
@@ -30,8 +30,6 @@ export interface PlannedEvent {
   /** …but never before this (an order's creation): the payment of an order comes after it. */
   notBefore: number;
   kind: "order" | "counter" | "duplicate";
-  /** The pending order this event pays (kind "order"). */
-  orderId?: string;
 }
 
 export function planLoad(n: number, devices: number, pending: readonly PendingOrder[]): PlannedEvent[] {
@@ -70,7 +68,6 @@ export function planLoad(n: number, devices: number, pending: readonly PendingOr
         offsetMs: d.int(r, 1000, 10 * 60_000),
         notBefore: o.created_at,
         kind: "order",
-        orderId: o.id,
       });
       continue;
     }

@@ -2,9 +2,9 @@
 // one durable: synchronous=FULL, committed before the 201), in three scenarios, against a bare
 // Bun.serve hello-world measured in the same run on the same machine:
 // - empty: a new data dir holding only the shop and its phones;
-// - orders: the same, plus the pending orders that the load pays (no history): every event meets
-//   the same matching work as in the loaded database, so loaded / orders isolates what a month of
-//   history costs, and orders / empty what matching and writing matches cost;
+// - orders: the same, plus the loaded database's 100 000 pending orders, and no history: every event
+//   meets the same candidates and outcomes as in the loaded database, so loaded / orders isolates
+//   what a month of history costs, and orders / empty what the pending orders and matching cost;
 // - loaded: the same shop after a busy month, 100 000 pending orders and 1 000 000 stored events
 //   (bench/seed.ts; cached under .bench/ and copied for every run).
 // All receive the same signed events (bench/load.ts). wrk drives every server on loopback with the
@@ -174,7 +174,7 @@ async function benchCuadra(
   const dataDir = join(work, "data");
   try {
     if (scenario === "loaded") copyDataDir(seed.dir, dataDir);
-    else emptyLike(seed.dir, dataDir, scenario === "orders" ? plan.flatMap((e) => (e.orderId ? [e.orderId] : [])) : []);
+    else emptyLike(seed.dir, dataDir, { pendingOrders: scenario === "orders" });
     const seqBefore = scenario === "loaded" ? seed.meta.lastEventSeq : 0;
     const port = await freePort();
     const server = Bun.spawn(

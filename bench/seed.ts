@@ -105,9 +105,10 @@ export function copyDataDir(from: string, to: string): void {
 
 /**
  * An empty data dir with the same tenant, keys and phones as the seed (same ids, same sealed
- * secrets, same master key), so that one set of signed requests serves both scenarios.
+ * secrets, same master key), so that one set of signed requests serves every scenario. With
+ * `pendingOrders`, it also holds the seed's pending orders as they are (the "orders" scenario).
  */
-export function emptyLike(seedDir: string, to: string, orderIds: readonly string[] = []): void {
+export function emptyLike(seedDir: string, to: string, opts: { pendingOrders?: boolean } = {}): void {
   mkdirSync(to, { recursive: true, mode: 0o700 });
   copyFileSync(join(seedDir, MASTER_KEY_FILE), join(to, MASTER_KEY_FILE));
   const store = openStore(to); // migrations
@@ -115,13 +116,7 @@ export function emptyLike(seedDir: string, to: string, orderIds: readonly string
   db.run("ATTACH DATABASE ? AS seed", [join(seedDir, DB_FILE)]);
   db.transaction(() => {
     for (const t of ["tenants", "api_keys", "activation_codes", "devices"]) db.run(`INSERT INTO main.${t} SELECT * FROM seed.${t}`);
-    // The seeded pending orders named (the "orders" scenario of run.ts), as they are in the seed: one
-    // pass over seed.orders (its key starts with the tenant, not the order id).
-    db.run("CREATE TEMP TABLE named (id TEXT PRIMARY KEY) WITHOUT ROWID");
-    const name = db.prepare("INSERT OR IGNORE INTO temp.named VALUES (?)");
-    for (const id of orderIds) name.run(id);
-    db.run("INSERT INTO main.orders SELECT * FROM seed.orders WHERE status = 'pending' AND id IN (SELECT id FROM temp.named)");
-    db.run("DROP TABLE temp.named");
+    if (opts.pendingOrders) db.run("INSERT INTO main.orders SELECT * FROM seed.orders WHERE status = 'pending'");
   })();
   db.run("DETACH DATABASE seed");
   store.close();

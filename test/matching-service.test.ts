@@ -154,11 +154,42 @@ describe("time ranges across hours", () => {
     expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "H-1" });
   });
 
+  test("the same, the other way round: the stored report just after the hour, the new one just before", async () => {
+    const h = pastHour();
+    const first = await pay(store, clock, scope, { amount: 1991, payerName: "Ana Q.", deviceId: "dev_hour_c", occurredAt: h + 50_000 });
+    const second = await pay(store, clock, scope, { amount: 1991, payerName: "Ana Q.", deviceId: "dev_hour_d", occurredAt: h - 50_000 });
+    expect(second.match.status).toBe("duplicate");
+    expect(eventRow(store, second.eventId)!.duplicate_of).toBe(first.eventId);
+  });
+
   test("an order whose window spans many hours finds the payment waiting in the middle of it", async () => {
-    const h = pastHour() - 4 * HOUR;
+    const h = pastHour() - 6 * HOUR;
+    // Other payments of the shop before and after, so that the hours searched are not narrowed to
+    // the one payment's hour by the shop's first and last event.
+    await pay(store, clock, scope, { amount: 9900, occurredAt: h - 3 * HOUR });
+    await pay(store, clock, scope, { amount: 9901, occurredAt: pastHour() + HOUR });
     const p = await pay(store, clock, scope, { amount: 3200, occurredAt: h + 2 * HOUR + 30 * MIN });
     sync(store, clock, scope, [order("H-2", 3200, { created_at: h, expires_at: clock.now() + 365 * 24 * HOUR })]);
     expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "H-2" });
+  });
+
+  test("both ends of the window on the hour: included, and 1 ms beyond them excluded", async () => {
+    // A minute before the next hour: the window ends on that hour, still open, and a payment may
+    // say it occurred up to 300 s ahead of the box's clock.
+    const end = Math.ceil((clock.now() + 2 * MIN) / HOUR) * HOUR;
+    clock.set(end - MIN);
+    const start = end - 2 * HOUR;
+    const before = await pay(store, clock, scope, { amount: 3301, occurredAt: start - 1 });
+    const atStart = await pay(store, clock, scope, { amount: 3302, occurredAt: start });
+    const atEnd = await pay(store, clock, scope, { amount: 3303, occurredAt: end });
+    const after = await pay(store, clock, scope, { amount: 3304, occurredAt: end + 1 });
+    // created_at − 120 s is exactly the start hour; expires_at is exactly the end hour.
+    const window = { created_at: start + 120_000, expires_at: end };
+    sync(store, clock, scope, [3301, 3302, 3303, 3304].map((amount) => order(`W-${amount}`, amount, window)));
+    expect(eventRow(store, before.eventId)!.match_status).toBe("unmatched");
+    expect(eventRow(store, atStart.eventId)).toMatchObject({ match_status: "matched", order_id: "W-3302" });
+    expect(eventRow(store, atEnd.eventId)).toMatchObject({ match_status: "matched", order_id: "W-3303" });
+    expect(eventRow(store, after.eventId)!.match_status).toBe("unmatched");
   });
 });
 

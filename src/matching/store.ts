@@ -171,8 +171,9 @@ export function waitingPaymentsFor(
 ): WaitingPayment[] {
   const from = order.createdAt - EARLY_PAYMENT_MS;
   const to = order.expiresAt;
-  // Only the hours that hold events of this scope at all: a window that ends in a year costs no
-  // more seeks than the events stored so far span.
+  // Only the hours between the scope's first and last event: a window that ends in a year costs no
+  // more seeks than the events stored so far span. Each hour in between is one seek, even an hour
+  // without events (about 1 ms per 1 000 hours): an order created years back costs tens of ms here.
   const span = s.eventHours.get({ tenantId: scope.tenantId, environment: scope.environment });
   if (!span || span.first === null || span.last === null) return [];
   const fromHour = Math.max(hourOf(Math.max(from, 0)), span.first);
