@@ -4,7 +4,7 @@
 // candidates and events_hour_amount_idx (tenant, environment, hour of occurred_at, amount, …) for
 // waiting payments; test/matching-service.test.ts checks the query plans.
 import type { Database } from "bun:sqlite";
-import { and, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Db } from "../store/db";
 import * as schema from "../store/schema";
