@@ -1,25 +1,18 @@
 // `bun run src/main.ts <command>` behaves as the built binary does (contract §1): same documents,
 // same exit codes, output never cut short, from any working directory.
-import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync as makeTemp, rmSync } from "node:fs";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ManualClock } from "../src/clock";
 import { openStore } from "../src/store/db";
 import { createTenant } from "../src/tenants/service";
+import { tempDirsRemovedAfterAll } from "./support/e2e";
 
 setDefaultTimeout(30_000);
 
 const MAIN = resolve(import.meta.dir, "../src/main.ts");
-const made: string[] = [];
-const mkdtempSync = (prefix: string) => {
-  const d = makeTemp(prefix);
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+// Every temporary folder made here is removed at the end.
+const { mkdtemp: mkdtempSync } = tempDirsRemovedAfterAll();
 
 async function fromSource(args: string[]) {
   const proc = Bun.spawn(["bun", "run", MAIN, ...args], { cwd: tmpdir(), stdout: "pipe", stderr: "pipe", stdin: "ignore" });

@@ -1,8 +1,8 @@
 // End to end over the built binary (dist/cuadra), started from another directory on a free loopback
 // port with a temporary data dir: what a merchant and an admin actually run.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync as makeTemp, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { connect as netConnect } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { tmpdir } from "node:os";
@@ -11,7 +11,7 @@ import { ManualClock } from "../src/clock";
 import { hmacSha256Hex, sha256Hex } from "../src/ids";
 import { openStore } from "../src/store/db";
 import { addNews, createTenant } from "../src/tenants/service";
-import { BINARY, buildBinary, cli, freePort, tempDataDir as newDataDir } from "./support/e2e";
+import { BINARY, buildBinary, cli, freePort, tempDirsRemovedAfterAll } from "./support/e2e";
 
 // Each test starts processes of a 110 MB binary; on a loaded CI machine that takes seconds.
 // (bunfig.toml's `[test] timeout` is not a Bun setting: without this the default is 5 s.)
@@ -22,20 +22,7 @@ beforeAll(async () => {
 }, 180_000);
 
 // Every temporary folder made here is removed at the end.
-const made: string[] = [];
-const tempDataDir = () => {
-  const d = newDataDir();
-  made.push(d);
-  return d;
-};
-const mkdtempSync = (prefix: string) => {
-  const d = makeTemp(prefix);
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const { dataDir: tempDataDir, mkdtemp: mkdtempSync } = tempDirsRemovedAfterAll();
 
 // ---- helpers
 

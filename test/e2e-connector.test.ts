@@ -3,7 +3,9 @@
 // connector polls again after the restart and acknowledges; and twenty payments race for one order.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { DeviceClient } from "../src/client/device-client";
-import { cli, phoneEvent, startServer, type RunningServer } from "./support/e2e";
+import { cli, phoneEvent, startServer, tempDirsRemovedAfterAll, type RunningServer } from "./support/e2e";
+
+const temp = tempDirsRemovedAfterAll();
 
 // Building the binary and restarting it take seconds, more under load (Bun's default is 5 s).
 setDefaultTimeout(60_000);
@@ -39,7 +41,7 @@ const connector = (key: string) => ({
 const event = phoneEvent;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ dataDir: temp.dataDir() });
   const t = await cli(server.dataDir, ["tenant", "create", "--name", "Bodega Rosa", "--json"]);
   expect(t.code).toBe(0);
   tenantId = t.json.tenant_id;

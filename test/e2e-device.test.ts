@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DeviceClient, type PaymentEventBody } from "../src/client/device-client";
-import { cli, phoneEvent, ROOT, startServer, type RunningServer } from "./support/e2e";
+import { cli, phoneEvent, ROOT, startServer, tempDirsRemovedAfterAll, type RunningServer } from "./support/e2e";
+
+const temp = tempDirsRemovedAfterAll();
 
 let server: RunningServer;
 let tenantId: string;
@@ -34,7 +36,7 @@ async function activate(s: RunningServer = server, tenant = tenantId, opts: Cons
 const event = (over: Partial<PaymentEventBody> = {}): PaymentEventBody => phoneEvent({ payer_name: "Yanina Man*", security_code: "482", ...over });
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ dataDir: temp.dataDir() });
   tenantId = await newTenant(server);
 });
 
@@ -203,7 +205,7 @@ describe("races and crashes (own server)", () => {
   const boxArgs = ["--rate-limit-scale", "20"];
 
   beforeAll(async () => {
-    box = await startServer({ args: boxArgs });
+    box = await startServer({ dataDir: temp.dataDir(), args: boxArgs });
     tenant = await newTenant(box);
     racer = await activate(box, tenant, { maxRetries: 0 });
     survivor = await activate(box, tenant, { maxRetries: 0 });

@@ -4,11 +4,11 @@
 // operation from the embedded assets and can call the server from the page.
 // Runs where Chromium is installed (`apt-get install chromium`; .ci/run installs it).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { startServer, type RunningServer } from "./support/e2e";
+import { startServer, tempDirsRemovedAfterAll, type RunningServer } from "./support/e2e";
 
 setDefaultTimeout(60_000);
+const temp = tempDirsRemovedAfterAll();
 
 const CHROMIUM = Bun.which("chromium") ?? Bun.which("chromium-browser");
 if (!CHROMIUM) console.warn("e2e-docs-browser: Chromium is not installed (apt-get install chromium); the Swagger page test is skipped");
@@ -22,7 +22,7 @@ describe.skipIf(!CHROMIUM)("the Swagger page at /docs, in Chromium", () => {
   let operations: { method: string; path: string }[] = [];
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ dataDir: temp.dataDir() });
     const doc = (await (await fetch(`${server.url}/docs/json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item)
@@ -45,10 +45,7 @@ describe.skipIf(!CHROMIUM)("the Swagger page at /docs, in Chromium", () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (server) {
-      await server.stop();
-      rmSync(server.dataDir, { recursive: true, force: true });
-    }
+    await server?.stop();
   });
 
   test("it renders the document's title and every operation of the OpenAPI document, with no error", async () => {

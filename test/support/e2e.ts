@@ -1,6 +1,7 @@
 // End-to-end support: build the real binary once per test run, start it on a free loopback port
 // with a temporary data dir, run its CLI.
-import { mkdtempSync } from "node:fs";
+import { afterAll } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -34,6 +35,19 @@ export const phoneEvent = (over: Partial<PaymentEventBody> = {}): PaymentEventBo
 });
 
 export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "cuadra-e2e-"));
+
+/**
+ * Temporary folders that are removed when the calling test file ends. Call once at the top of a
+ * test file: `const temp = tempDirsRemovedAfterAll()`, then `temp.dataDir()` or `temp.mkdtemp(prefix)`.
+ */
+export function tempDirsRemovedAfterAll(): { dataDir: () => string; mkdtemp: (prefix: string) => string } {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+  });
+  const track = (d: string) => (made.push(d), d);
+  return { dataDir: () => track(tempDataDir()), mkdtemp: (prefix) => track(mkdtempSync(prefix)) };
+}
 
 export function freePort(): Promise<number> {
   return new Promise((res, rej) => {
