@@ -11,12 +11,19 @@ import {
   uniqueAmountOffset,
   type OrderFacts,
   type OrderStatus,
+  type Decision,
   type PaymentFacts,
 } from "../src/matching/engine";
 import { namesCompatible, payerWords, nameWords } from "../src/matching/names";
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 const HOUR = 3600_000;
+
+/** The order's side of re-evaluation over these waiting payments, as the service makes it. */
+const waitingAre =
+  (...payments: PaymentFacts[]) =>
+  (o: OrderFacts): Decision<PaymentFacts> =>
+    choosePayment(o, payments, NOW);
 
 const order = (id: string, o: Partial<OrderFacts> = {}): OrderFacts => ({
   id,
@@ -185,34 +192,40 @@ describe("a new payment: rules 1–5 from its own side only", () => {
     expect(chooseOrder(fresh, orders, NOW)).toMatchObject({ outcome: "matched", pick: { id: "S-1" }, rule: "payer_name" });
   });
   test("whereas re-evaluating it as a waiting payment leaves S-1 for a person", () => {
-    expect(settleWaitingPayment(fresh, orders, () => [waiting, fresh], NOW).outcome).toBe("ambiguous");
+    expect(settleWaitingPayment(fresh, orders, waitingAre(waiting, fresh), NOW).outcome).toBe("ambiguous");
   });
 });
 
 describe("settleWaitingPayment (re-evaluation): both sides must choose each other", () => {
   test("no rival: the payment's choice stands", () => {
-    const s = settleWaitingPayment(payment(1), [order("A")], () => [], NOW);
-    expect(s).toMatchObject({ outcome: "matched", order: { id: "A" } });
+    const s = settleWaitingPayment(payment(1), [order("A")], waitingAre(payment(1)), NOW);
+    expect(s).toMatchObject({ outcome: "matched", order: { id: "A" }, rule: "single_candidate" });
   });
-  test("the payment itself in the waiting list does not count as a rival", () => {
-    const s = settleWaitingPayment(payment(1), [order("A")], () => [payment(1)], NOW);
+  test("a rival outside the order's window is no rival", () => {
+    const s = settleWaitingPayment(payment(1), [order("A")], waitingAre(payment(1), payment(2, { occurredAt: NOW + 2 * HOUR })), NOW);
     expect(s.outcome).toBe("matched");
   });
   test("an order that could take two waiting payments is left for a person: ambiguous", () => {
-    const s = settleWaitingPayment(payment(3), [order("A")], () => [payment(1), payment(2), payment(3)], NOW);
+    const s = settleWaitingPayment(payment(3), [order("A")], waitingAre(payment(1), payment(2), payment(3)), NOW);
     expect(s.outcome).toBe("ambiguous");
   });
   test("the rival loses when only this payment carries the order's code", () => {
-    const s = settleWaitingPayment(payment(3, { securityCode: "482" }), [order("A", { securityCode: "482" })], () => [payment(1), payment(3, { securityCode: "482" })], NOW);
-    expect(s.outcome).toBe("matched");
+    const s = settleWaitingPayment(payment(3, { securityCode: "482" }), [order("A", { securityCode: "482" })], waitingAre(payment(1), payment(3, { securityCode: "482" })), NOW);
+    expect(s).toMatchObject({ outcome: "matched", rule: "security_code" });
   });
   test("the rival wins when only it fits the customer's name", () => {
-    const s = settleWaitingPayment(payment(3), [order("A", { customerName: "Ana Soto" })], () => [payment(1, { payerName: "Ana S*" }), payment(3)], NOW);
+    const s = settleWaitingPayment(payment(3), [order("A", { customerName: "Ana Soto" })], waitingAre(payment(1, { payerName: "Ana S*" }), payment(3)), NOW);
     expect(s.outcome).toBe("ambiguous");
   });
-  test("payment-side ambiguity is reported as ambiguous, no candidate as unmatched", () => {
-    expect(settleWaitingPayment(payment(1), [order("A"), order("B")], () => [], NOW).outcome).toBe("ambiguous");
-    expect(settleWaitingPayment(payment(1), [], () => [], NOW).outcome).toBe("unmatched");
+  test("an order's side that does not pick this payment never matches it (never guess)", () => {
+    expect(settleWaitingPayment(payment(1), [order("A")], () => ({ outcome: "unmatched" }), NOW).outcome).toBe("ambiguous");
+  });
+  test("payment-side ambiguity is reported as ambiguous, no candidate as unmatched, without asking the orders", () => {
+    const asked: string[] = [];
+    const side = (o: OrderFacts): Decision<PaymentFacts> => (asked.push(o.id), choosePayment(o, [payment(1)], NOW));
+    expect(settleWaitingPayment(payment(1), [order("A"), order("B")], side, NOW).outcome).toBe("ambiguous");
+    expect(settleWaitingPayment(payment(1), [], side, NOW).outcome).toBe("unmatched");
+    expect(asked).toEqual([]);
   });
 });
 

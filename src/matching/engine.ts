@@ -129,19 +129,21 @@ export type Settlement =
  * Not for a payment that just arrived: that one is decided by `chooseOrder` alone (rules 1–5 from
  * the event's side).
  *
- * `waitingFor(order)` lists the waiting payments (unmatched or ambiguous, never duplicates) of the
- * same tenant and environment with the order's expected amount; `payment` itself may be among them.
+ * `orderSide(order)` is the order's decision, `choosePayment(order, waiting, now)`, over the waiting
+ * payments (unmatched or ambiguous, never duplicates) of the same tenant and environment with the
+ * order's expected amount. `payment` is among them: it waits, and it chose the order, so it lies in
+ * the order's window. The order's decision is the same for every payment that asks, so the caller
+ * can make it once per order rather than once per payment (matching/service.ts).
  */
 export function settleWaitingPayment(
   payment: PaymentFacts,
   orders: readonly OrderFacts[],
-  waitingFor: (order: OrderFacts) => readonly PaymentFacts[],
+  orderSide: (order: OrderFacts) => Decision<PaymentFacts>,
   now: number,
 ): Settlement {
   const mine = chooseOrder(payment, orders, now);
   if (mine.outcome !== "matched") return mine.outcome === "ambiguous" ? { outcome: "ambiguous" } : { outcome: "unmatched" };
-  const rivals = waitingFor(mine.pick).filter((p) => p.seq !== payment.seq);
-  const theirs = choosePayment(mine.pick, [payment, ...rivals], now);
+  const theirs = orderSide(mine.pick);
   if (theirs.outcome === "matched" && theirs.pick.seq === payment.seq) return { outcome: "matched", order: mine.pick, rule: mine.rule };
   return { outcome: "ambiguous" };
 }

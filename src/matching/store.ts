@@ -63,6 +63,10 @@ export const MATCHING_SQL = {
       AND occurred_at BETWEEN $from AND $to AND match_status IN (${WAITING.map((w) => `'${w}'`).join(", ")})`,
   eventHours: `SELECT (SELECT min(${OCCURRED_HOUR}) FROM events WHERE tenant_id = $tenantId AND environment = $environment) AS first,
       (SELECT max(${OCCURRED_HOUR}) FROM events WHERE tenant_id = $tenantId AND environment = $environment) AS last`,
+  // One statement for a whole re-evaluation's status changes: thousands of payments can change at
+  // once (an order synced late, on a common amount), and one call per row cost more than the rows.
+  setWaitingStatus: `UPDATE events SET match_status = $status
+    WHERE seq IN (SELECT value FROM json_each($seqs)) AND match_status IN (${WAITING.map((w) => `'${w}'`).join(", ")})`,
   // Writing a match (raw for the same reason: a matched payment paid more for drizzle than for SQLite).
   markOrderMatched: `UPDATE orders SET status = 'matched', match_id = $matchId, updated_at = $now
     WHERE tenant_id = $tenantId AND environment = $environment AND id = $id AND status IN ('pending', 'expired')`,
@@ -101,11 +105,8 @@ function prepareAll(client: Database) {
       .set({ matchStatus: "matched", orderId: sql`${p("orderId")}` })
       .where(and(eq(events.seq, p("seq")), inArray(events.matchStatus, WAITING)))
       .prepare(),
-    setWaitingStatus: db
-      .update(events)
-      .set({ matchStatus: sql`${p("status")}` })
-      .where(and(eq(events.seq, p("seq")), inArray(events.matchStatus, WAITING)))
-      .prepare(),
+    /** Sets a waiting status on many waiting events at once ($seqs: a JSON array of seqs). */
+    setWaitingStatus: client.prepare<never, [{ status: WaitingPayment["matchStatus"]; seqs: string }]>(MATCHING_SQL.setWaitingStatus),
     /** Pending orders whose expiry has passed and that the sweeper has not handled yet (orders_pending_expiry_idx). */
     expiredPending: db
       .select()
@@ -160,6 +161,17 @@ export function candidateOrdersFor(s: MatchingStatements, scope: Scope, payment:
     amount: payment.amount,
     notExpiredBefore: Math.max(now, payment.occurredAt),
     createdAtMost: payment.occurredAt + EARLY_PAYMENT_MS,
+  });
+}
+
+/** Every pending order with this expected amount, not expired at `now` (chooseOrder checks each payment's window). */
+export function pendingOrdersOf(s: MatchingStatements, scope: Scope, amount: number, now: number): OrderFacts[] {
+  return s.candidateOrders.all({
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    amount,
+    notExpiredBefore: now,
+    createdAtMost: Number.MAX_SAFE_INTEGER,
   });
 }
 
