@@ -8,7 +8,7 @@ import type { Logger } from "./log";
 import type { EventWriter } from "./payments/event-writer";
 import type { Store } from "./store/db";
 import type { SecretBox } from "./store/secret-box";
-import { ApiError, problemResponse } from "./http/errors";
+import { ApiError, BUSY_RETRY_AFTER_S, isDatabaseBusy, problemResponse } from "./http/errors";
 import { bodyLimitFor, checkDeclaredLength } from "./http/body";
 import { invalid } from "./http/validation";
 import { attachInfo, infoOf, type RequestInfo } from "./http/request-info";
@@ -158,6 +158,10 @@ function renderError(
     const all = (error as { all?: { path?: string; message?: string }[] }).all ?? [];
     const errors = all.map((e) => ({ field: e.path || "/", message: e.message ?? "Invalid value" }));
     return problemResponse(invalid(errors), info.requestId);
+  }
+  if (isDatabaseBusy(error)) {
+    logger.event("warn", "database busy: answered 503", { request_id: info.requestId, error: (error as Error).message });
+    return problemResponse(new ApiError("service_unavailable", undefined, {}, { "retry-after": String(BUSY_RETRY_AFTER_S) }), info.requestId);
   }
   // Anything else is our bug: log what it was (never request data), answer a bare 500.
   logger.event("error", "unhandled error", {

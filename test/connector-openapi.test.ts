@@ -38,6 +38,8 @@ test.each(OPERATIONS)("%s %s", (method, path, success, errors) => {
   }
   expect(examplesOf(op, 401).sort()).toEqual(["api_key_invalid", "api_key_missing"]);
   expect(examplesOf(op, 429)).toEqual(["rate_limited"]);
+  expect(examplesOf(op, 503)).toEqual(["service_unavailable"]);
+  expect(op.responses["503"].headers["Retry-After"]).toBeDefined();
   const documented = Object.values(op.responses).flatMap((r: any) => Object.keys(r.content?.["application/problem+json"]?.examples ?? {}));
   for (const code of errors) expect(documented).toContain(code);
 });

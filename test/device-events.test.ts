@@ -288,3 +288,29 @@ test("the match is decided and written in the storing transaction: an event that
   const again = await postEvent(t, phone, ev);
   expect(again.text).toBe(res.text);
 });
+
+describe("another write holds the database", () => {
+  test("the phone gets 503 service_unavailable with Retry-After; the same event is stored when it retries", async () => {
+    const { Database } = await import("bun:sqlite");
+    const phone = await activatePhone(t);
+    const ev = paymentEvent(t, {});
+    const other = new Database(t.store.path);
+    t.store.sqlite.run("PRAGMA busy_timeout = 50");
+    other.run("BEGIN IMMEDIATE");
+    try {
+      const res = await postEvent(t, phone, ev);
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("2");
+      expect(res.body.code).toBe("service_unavailable");
+    } finally {
+      other.run("ROLLBACK");
+      other.close();
+      t.store.sqlite.run("PRAGMA busy_timeout = 5000");
+    }
+    expect(rowsOf(phone.deviceId)).toHaveLength(0);
+    const retry = await postEvent(t, phone, ev);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+    expect(rowsOf(phone.deviceId)).toHaveLength(1);
+  });
+});

@@ -27,6 +27,7 @@ const SIGNED = {
   "415": ["unsupported_media_type"],
   "429": ["rate_limited"],
   "500": ["internal_error"],
+  "503": ["service_unavailable"],
 };
 
 test.each<[string, string, string, Record<string, string[]>]>([
@@ -43,6 +44,7 @@ test.each<[string, string, string, Record<string, string[]>]>([
       "415": ["unsupported_media_type"],
       "429": ["rate_limited"],
       "500": ["internal_error"],
+      "503": ["service_unavailable"],
     },
   ],
   [

@@ -3,7 +3,7 @@
 // every write handed over settled by close(), and a thread that dies replaced by a new one.
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { ApiError } from "../src/http/errors";
+import { ApiError, isDatabaseBusy } from "../src/http/errors";
 import { receiveError, sendError, startWriterThread, type EventWriter } from "../src/payments/event-writer";
 import { bodyHashOf } from "../src/payments/ingest";
 import { parsePaymentEvent } from "../src/payments/model";
@@ -107,14 +107,16 @@ describe("errors cross the thread", () => {
     expect(back).toMatchObject({ code: "idempotency_key_in_use", status: 409, detail: "wait", extra: { event_id: "e1" }, headers: { "retry-after": "1" } });
   });
 
-  test("any other error keeps its message, SQLite code and stack, and becomes a plain Error (a 500)", () => {
+  test("any other error keeps its message, SQLite code and stack, and becomes a plain Error (a 500, or a 503 when busy)", () => {
     const back = receiveError(structuredClone(sendError(new TypeError("boom"))));
     expect(back).not.toBeInstanceOf(ApiError);
     expect(back.message).toBe("event writer: boom");
+    expect(isDatabaseBusy(back)).toBe(false);
     const busy = Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
     const busyBack = receiveError(structuredClone(sendError(busy)));
     expect(busyBack.message).toBe("event writer: SQLITE_BUSY: database is locked");
     expect(busyBack.stack).toContain("(writer thread) Error: database is locked");
+    expect(isDatabaseBusy(busyBack)).toBe(true); // answered 503 with Retry-After (app.ts)
   });
 
   test("a write that fails in the thread fails alone: the others are stored", async () => {

@@ -218,6 +218,7 @@ export const activationRoutes = (deps: AppDeps) => {
       ...describe({
         tag: "Device",
         summary: "Server time, to measure the phone's clock offset",
+        database: false,
         operationId: "getServerTime",
         description: "Unsigned. Signed requests must carry an `X-Timestamp` within ±300 000 ms of this clock.",
         success: { status: 200, description: "The server's clock", schema: TimeResponseSchema, example: { server_time: 1795262400000 } },

@@ -65,6 +65,19 @@ export class ApiError extends Error {
 
 export const statusOf = (code: ErrorCode): number => ERROR_CODES[code][0];
 
+/** Seconds a client is asked to wait after `service_unavailable` because the database was busy. */
+export const BUSY_RETRY_AFTER_S = 2;
+
+/**
+ * SQLite gave up waiting for the write lock (busy_timeout): another write held it longer, e.g. an
+ * order sync that re-evaluates a large backlog. Nothing was written; the same request later
+ * succeeds. Answered 503 service_unavailable with Retry-After, not as a bug (500).
+ */
+export function isDatabaseBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === "string" && (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_"));
+}
+
 export function problemBody(err: ApiError, requestId: string): Record<string, unknown> {
   const [status, title] = ERROR_CODES[err.code];
   // contract §2.5: a 5xx body carries only code, title, status and request_id.

@@ -27,6 +27,8 @@ export interface OperationDoc {
   /** Errors this route can answer, beyond the ones every route shares. */
   errors?: ErrorSpec[];
   security?: "device" | "connector";
+  /** false for a route that never touches the database: it cannot answer 503 service_unavailable. */
+  database?: boolean;
   /** Further responses written out in full (e.g. a non-problem 503). */
   responses?: Record<string, unknown>;
   /** Query and header parameters (path parameters are derived from the route). */
@@ -48,7 +50,7 @@ function errorResponses(specs: ErrorSpec[]): Record<string, unknown> {
   for (const [status, examples] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(status)] = {
       description: Object.keys(examples).map((c) => `\`${c}\``).join(", "),
-      ...(status === 429 ? { headers: RETRY_AFTER } : {}),
+      ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
       ...(status === 401 ? { headers: { "WWW-Authenticate": { description: "`HMAC-SHA256` (device) or `Bearer` (connector)", schema: { type: "string" } } } } : {}),
       content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" }, examples } },
     };
@@ -61,7 +63,9 @@ export function describe(doc: OperationDoc): { detail: Record<string, unknown> }
   const shared: ErrorSpec[] = (doc.body ? (["malformed_json", "unsupported_media_type", ["payload_too_large", { max_bytes: BODY_LIMITS.device }]] as ErrorSpec[]) : []).filter(
     (e) => !own.has(Array.isArray(e) ? e[0] : e), // a route may document its own limit
   );
-  const errors = [...(doc.errors ?? []), ...shared, "internal_error" as const];
+  // Any route that reads or writes the database answers 503 service_unavailable (Retry-After) when
+  // the write lock stayed taken past busy_timeout (isDatabaseBusy).
+  const errors: ErrorSpec[] = [...(doc.errors ?? []), ...shared, "internal_error", ...(doc.database === false ? [] : ["service_unavailable" as const])];
   const detail: Record<string, unknown> = {
     tags: [doc.tag],
     summary: doc.summary,

@@ -58,6 +58,7 @@ export function sendError(error: unknown): SentError {
 export function receiveError(sent: SentError): Error {
   if ("api" in sent) return new ApiError(sent.api.code, sent.api.detail, sent.api.extra, sent.api.headers);
   const error = new Error(`event writer: ${sent.code ? `${sent.code}: ` : ""}${sent.message}`);
+  if (sent.code) Object.assign(error, { code: sent.code }); // SQLITE_BUSY becomes a 503 (isDatabaseBusy)
   if (sent.stack) error.stack = `${error.message}\n(writer thread) ${sent.stack}`;
   return error;
 }

@@ -55,4 +55,6 @@ Conventions: JSON in UTF-8 (\`Content-Type: application/json\`); times are epoch
 currency is \`PEN\`; unknown fields are ignored. Errors are RFC 9457 problem details (\`application/problem+json\`) with a
 machine \`code\`. Every response carries \`X-Request-Id\` (send your own, up to 64 of \`[A-Za-z0-9._-]\`, and it is echoed).
 Body limits: activation 4 KiB, other device bodies 64 KiB, connector bodies 1 MiB (\`413 payload_too_large\`).
-Rate limits are token buckets: \`429 rate_limited\` with \`Retry-After\`, \`RateLimit-Policy\` and \`RateLimit\`.`;
+Rate limits are token buckets: \`429 rate_limited\` with \`Retry-After\`, \`RateLimit-Policy\` and \`RateLimit\`.
+\`503 service_unavailable\` with \`Retry-After\` means the database stayed busy with another write for 5 s (a large order
+sync, say): nothing of the request was stored; send the same request again.`;
