@@ -14,7 +14,9 @@
 // BENCH_THREADS (default 2), BENCH_RUNS (rounds of the scenarios, default 5), BENCH_EVENTS (signed
 // events in the pool, default 120 000), BENCH_PENDING_ORDERS (default 100 000),
 // BENCH_STORED_EVENTS (default 1 000 000), BENCH_SCENARIOS (default "empty,orders,loaded"),
-// BENCH_WARMUP (seconds of unmeasured load before each run, default 3).
+// BENCH_WARMUP (seconds of unmeasured load before each run, default 3), BENCH_BACKLOG_DAYS (order
+// syncs over a backlog, bench/backlog.ts: how many days back each order was created, default "1,3,30";
+// "" skips them).
 import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +25,7 @@ import { signRequest } from "../src/device/signing";
 import { DB_FILE } from "../src/store/db";
 import { freePort } from "../test/support/e2e";
 import { LUA, planLoad, signLoad, type PendingOrder, type PlannedEvent } from "./load";
+import { backlogSyncs } from "./backlog";
 import { cachedSeed, copyDataDir, emptyLike, type SeedMeta } from "./seed";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -43,6 +46,7 @@ const SPEC = {
   pendingOrders: Number(process.env.BENCH_PENDING_ORDERS ?? 100_000),
   storedEvents: Number(process.env.BENCH_STORED_EVENTS ?? 1_000_000),
 };
+const BACKLOG_DAYS = (process.env.BENCH_BACKLOG_DAYS ?? "1,3,30").split(",").filter((d) => d.trim() !== "").map(Number);
 type Scenario = "empty" | "orders" | "loaded";
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "empty,orders,loaded").split(",").map((s) => s.trim()) as Scenario[];
 for (const s of SCENARIOS) {
@@ -260,6 +264,16 @@ async function main() {
   const results: RunResult[] = [];
   for (let run = 1; run <= RUNS; run++) for (const s of SCENARIOS) results.push(await benchCuadra(wrkBin, s, run, seed, plan));
   const hello = await benchHello(wrkBin);
+  let backlog: ReturnType<typeof backlogSyncs> = [];
+  if (BACKLOG_DAYS.length > 0) {
+    log(`order syncs over a backlog (${BACKLOG_DAYS.join(", ")} days back), in process on a copy of the loaded database`);
+    const work = mkdtempSync(join(tmpdir(), "cuadra-bench-backlog-"));
+    try {
+      backlog = backlogSyncs(seed, work, BACKLOG_DAYS);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
 
   const row = (name: string, w: WrkResult, extra = "") =>
     `| ${name.padEnd(40)} | ${fmt(w.perSecond).padStart(8)} | ${fmt(w.p50ms, 2).padStart(6)} | ${fmt(w.p99ms, 2).padStart(7)} | ${String(w.non2xx).padStart(7)} | ${extra}`;
@@ -317,6 +331,15 @@ async function main() {
       : []),
     ...SCENARIOS.map((s) => `${s} / hello: throughput ${fmt((100 * med(s, (w) => w.perSecond)) / hello.perSecond, 1)} %`),
     `responses counted by wrk exclude requests still in flight when it stopped (stored, but not counted)`,
+    ...(backlog.length > 0
+      ? [
+          "",
+          "order sync over a backlog (one order created N days back, expiring tomorrow, on a common amount; in process, loaded db; the write lock is held throughout):",
+          ...backlog.map(
+            (b) => `  ${String(b.daysBack).padStart(3)} d back: ${fmt(b.ms)} ms, ${b.waiting} waiting payments re-evaluated, ${b.nowAmbiguous} turned ambiguous`,
+          ),
+        ]
+      : []),
     ...results.filter((x) => x.wrk.errors).map((x) => `socket errors (${x.scenario}, run ${x.run}): ${x.wrk.errors}`),
     ...(hello.errors ? [`socket errors (hello): ${hello.errors}`] : []),
     `total bench time: ${fmt((Date.now() - started) / 1000, 1)} s`,
