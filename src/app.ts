@@ -140,6 +140,12 @@ function renderError(
   // Errors thrown in a parse hook arrive wrapped (stack notes).
   const cause = error instanceof ApiError ? error : (error as { cause?: unknown })?.cause;
   if (cause instanceof ApiError) return problemResponse(cause, info.requestId);
+  // Before PARSE: authentication reads the database inside the parse hook.
+  const busy = [error, cause].find(isDatabaseBusy);
+  if (busy) {
+    logger.event("warn", "database busy: answered 503", { request_id: info.requestId, error: (busy as Error).message });
+    return problemResponse(new ApiError("service_unavailable", undefined, {}, { "retry-after": String(BUSY_RETRY_AFTER_S) }), info.requestId);
+  }
   if (code === "NOT_FOUND") {
     const pathname = new URL(request.url).pathname;
     const allowed = methodNotAllowed(pathname, request.method);
@@ -158,10 +164,6 @@ function renderError(
     const all = (error as { all?: { path?: string; message?: string }[] }).all ?? [];
     const errors = all.map((e) => ({ field: e.path || "/", message: e.message ?? "Invalid value" }));
     return problemResponse(invalid(errors), info.requestId);
-  }
-  if (isDatabaseBusy(error)) {
-    logger.event("warn", "database busy: answered 503", { request_id: info.requestId, error: (error as Error).message });
-    return problemResponse(new ApiError("service_unavailable", undefined, {}, { "retry-after": String(BUSY_RETRY_AFTER_S) }), info.requestId);
   }
   // Anything else is our bug: log what it was (never request data), answer a bare 500.
   logger.event("error", "unhandled error", {

@@ -33,6 +33,12 @@ t.app.elysia
     },
     { parse: jsonBody as never }, // the app's Elysia is typed loosely (Elysia<any, …>); the hook is the real one
   )
+  .post("/__test/busy-in-parse", () => Response.json({ ok: true }), {
+    // as when a phone's or key's lookup in the parse hook finds the database locked
+    parse: (() => {
+      throw Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+    }) as never,
+  })
   .get("/__test/boom", () => {
     throw new Error("SQLITE_ERROR: no such column: secret_enc in SELECT secret_enc FROM devices");
   })
@@ -209,6 +215,13 @@ describe("5xx and logs", () => {
     expect(res.body).toEqual({ title: "Internal server error", status: 500, code: "internal_error", request_id: res.headers.get("x-request-id") });
     expect(res.text).not.toContain("SQLITE");
     expect(res.text).not.toContain("at ");
+  });
+
+  test("a locked database, even while authenticating in the parse hook, is 503 with Retry-After, not 400 or 500", async () => {
+    const res = await t.request("POST", "/__test/busy-in-parse", { body: { a: 1 } });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("2");
+    expect(res.body).toEqual({ title: "Service unavailable", status: 503, code: "service_unavailable", request_id: res.headers.get("x-request-id") });
   });
 
   test("one JSON log line per request with method, path, status, duration and request id", async () => {

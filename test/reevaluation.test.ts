@@ -148,7 +148,7 @@ describe("reevaluateWaiting", () => {
           expect(statuses).toEqual(expected.status);
         },
       ),
-      { numRuns: 400 },
+      { numRuns: 800 },
     );
   });
 
@@ -174,7 +174,7 @@ describe("reevaluateWaiting", () => {
     expect(byStatus).toEqual([{ match_status: "ambiguous", n: 300 }]);
   });
 
-  test("a match made during re-evaluation is seen by the payments after it", async () => {
+  test("a match made during re-evaluation is seen by the payments after it, in the same pass", async () => {
     // Two payments of S/ 30.00 wait; two orders arrive, one carrying the first payment's code.
     const now = clock.now();
     await pay(store, clock, scope, { amount: 3000, occurredAt: now - 2 * MIN, securityCode: "111" });
@@ -183,12 +183,29 @@ describe("reevaluateWaiting", () => {
       order("C-1", 3000, { created_at: now - 10 * MIN, security_code: "111" }),
       order("C-2", 3000, { created_at: now - 10 * MIN }),
     ]);
-    // First pass: the coded payment takes C-1 by its code, while the second payment still has two
-    // candidates (ambiguous); C-1 gone, a second pass matches it to C-2, the only one left, which
-    // sees only it.
+    // The coded payment takes C-1 by its code. C-1 is then no longer pending, so the second payment,
+    // next in the same pass, has C-2 as its only candidate, and C-2 sees only it.
     const rows = store.sqlite
       .query<{ order_id: string }, [string]>("SELECT order_id FROM matches WHERE tenant_id = ? ORDER BY event_seq")
       .all(scope.tenantId);
     expect(rows.map((r) => r.order_id)).toEqual(["C-1", "C-2"]);
+  });
+
+  test("a match removes its payment from the decisions other orders made before it", async () => {
+    // Q waits since 20 min ago, P (code 111) since 1 min ago. Order B (no code, created 30 min ago)
+    // and order A (code 111, created 5 min ago) arrive together. Q is settled first: its only
+    // candidate is B, and B, seeing Q and P, is ambiguous. Then P takes A by its code. B's earlier
+    // decision counted P, which no longer waits: asked again in the next pass, B sees only Q.
+    const now = clock.now();
+    await pay(store, clock, scope, { amount: 2500, occurredAt: now - 20 * MIN });
+    await pay(store, clock, scope, { amount: 2500, occurredAt: now - MIN, securityCode: "111" });
+    sync(store, clock, scope, [
+      order("A", 2500, { created_at: now - 5 * MIN, security_code: "111" }),
+      order("B", 2500, { created_at: now - 30 * MIN }),
+    ]);
+    const rows = store.sqlite
+      .query<{ order_id: string }, [string]>("SELECT order_id FROM matches WHERE tenant_id = ? ORDER BY event_seq")
+      .all(scope.tenantId);
+    expect(rows.map((r) => r.order_id)).toEqual(["B", "A"]);
   });
 });
