@@ -1,7 +1,7 @@
 // contract §9 through HTTP: order sync (all or nothing, per-field errors, identical re-sync,
 // matched orders), GET /orders/{id}, body limits.
 import { afterAll, describe, expect, test } from "bun:test";
-import { makeTestApp } from "./support/harness";
+import { makeTestApp, whileDatabaseLocked } from "./support/harness";
 import { bearer, pay } from "./support/connector";
 
 const t = await makeTestApp();
@@ -217,22 +217,12 @@ describe("GET /connector/v1/orders/{id}", () => {
 
 describe("another write holds the database", () => {
   test("503 service_unavailable with Retry-After, nothing stored, and the same sync succeeds afterwards", async () => {
-    const { Database } = await import("bun:sqlite");
     const s = shop();
-    const other = new Database(t.store.path);
-    t.store.sqlite.run("PRAGMA busy_timeout = 50"); // the box waits 5 s; the test need not
-    other.run("BEGIN IMMEDIATE");
-    try {
-      const res = await s.sync(many(3));
-      expect(res.status).toBe(503);
-      expect(res.headers.get("retry-after")).toBe("2");
-      expect(res.body).toEqual({ title: "Service unavailable", status: 503, code: "service_unavailable", request_id: res.headers.get("x-request-id") });
-      expect(t.logs.at(-2)).toContain("database busy");
-    } finally {
-      other.run("ROLLBACK");
-      other.close();
-      t.store.sqlite.run("PRAGMA busy_timeout = 5000");
-    }
+    const res = await whileDatabaseLocked(t.store, () => s.sync(many(3)));
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("2");
+    expect(res.body).toEqual({ title: "Service unavailable", status: 503, code: "service_unavailable", request_id: res.headers.get("x-request-id") });
+    expect(t.logs.at(-2)).toContain("database busy");
     expect((await s.get("ORD-0")).status).toBe(404);
     const again = await s.sync(many(3));
     expect(again.status).toBe(200);

@@ -7,7 +7,7 @@ import { ingestPayment } from "../src/payments/ingest";
 import { parsePaymentEvent } from "../src/payments/model";
 import { devices, events } from "../src/store/schema";
 import { activatePhone, paymentEvent, postEvent, type Phone } from "./support/device";
-import { makeTestApp } from "./support/harness";
+import { makeTestApp, whileDatabaseLocked } from "./support/harness";
 
 const t = await makeTestApp();
 afterAll(() => t.close());
@@ -291,22 +291,12 @@ test("the match is decided and written in the storing transaction: an event that
 
 describe("another write holds the database", () => {
   test("the phone gets 503 service_unavailable with Retry-After; the same event is stored when it retries", async () => {
-    const { Database } = await import("bun:sqlite");
     const phone = await activatePhone(t);
     const ev = paymentEvent(t, {});
-    const other = new Database(t.store.path);
-    t.store.sqlite.run("PRAGMA busy_timeout = 50");
-    other.run("BEGIN IMMEDIATE");
-    try {
-      const res = await postEvent(t, phone, ev);
-      expect(res.status).toBe(503);
-      expect(res.headers.get("retry-after")).toBe("2");
-      expect(res.body.code).toBe("service_unavailable");
-    } finally {
-      other.run("ROLLBACK");
-      other.close();
-      t.store.sqlite.run("PRAGMA busy_timeout = 5000");
-    }
+    const res = await whileDatabaseLocked(t.store, () => postEvent(t, phone, ev));
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("2");
+    expect(res.body.code).toBe("service_unavailable");
     expect(rowsOf(phone.deviceId)).toHaveLength(0);
     const retry = await postEvent(t, phone, ev);
     expect(retry.status).toBe(201);

@@ -73,6 +73,13 @@ const paymentArb = fc.record({
   status: fc.constantFrom("unmatched" as const, "ambiguous" as const),
 });
 
+/** The orders matched in this test's shop, in the order their payments were stored. */
+const matchedOrdersInPaymentOrder = (): string[] =>
+  store.sqlite
+    .query<{ order_id: string }, [string]>("SELECT order_id FROM matches WHERE tenant_id = ? ORDER BY event_seq")
+    .all(scope.tenantId)
+    .map((r) => r.order_id);
+
 let scope: Scope;
 beforeEach(() => {
   scope = { tenantId: createTenant(store.db, clock, "Bodega").tenant_id, environment: "live" };
@@ -185,10 +192,7 @@ describe("reevaluateWaiting", () => {
     ]);
     // The coded payment takes C-1 by its code. C-1 is then no longer pending, so the second payment,
     // next in the same pass, has C-2 as its only candidate, and C-2 sees only it.
-    const rows = store.sqlite
-      .query<{ order_id: string }, [string]>("SELECT order_id FROM matches WHERE tenant_id = ? ORDER BY event_seq")
-      .all(scope.tenantId);
-    expect(rows.map((r) => r.order_id)).toEqual(["C-1", "C-2"]);
+    expect(matchedOrdersInPaymentOrder()).toEqual(["C-1", "C-2"]);
   });
 
   test("a match removes its payment from the decisions other orders made before it", async () => {
@@ -203,9 +207,6 @@ describe("reevaluateWaiting", () => {
       order("A", 2500, { created_at: now - 5 * MIN, security_code: "111" }),
       order("B", 2500, { created_at: now - 30 * MIN }),
     ]);
-    const rows = store.sqlite
-      .query<{ order_id: string }, [string]>("SELECT order_id FROM matches WHERE tenant_id = ? ORDER BY event_seq")
-      .all(scope.tenantId);
-    expect(rows.map((r) => r.order_id)).toEqual(["B", "A"]);
+    expect(matchedOrdersInPaymentOrder()).toEqual(["B", "A"]);
   });
 });

@@ -1,4 +1,5 @@
 // HTTP tests through app.handle: a fresh data dir, a manual clock, captured log lines.
+import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -56,6 +57,24 @@ export async function readResponse(res: Response): Promise<TestResponse> {
   const type = res.headers.get("content-type") ?? "";
   if (type.includes("json") && text.length > 0) body = JSON.parse(text);
   return { status: res.status, headers: res.headers, body, text };
+}
+
+/**
+ * Runs `during` while a second connection holds the database's write lock, with the app's own
+ * connection waiting 50 ms for it instead of 5 s: what a request meets when another write keeps
+ * the database busy past busy_timeout.
+ */
+export async function whileDatabaseLocked<T>(store: Store, during: () => Promise<T>): Promise<T> {
+  const other = new Database(store.path);
+  store.sqlite.run("PRAGMA busy_timeout = 50");
+  other.run("BEGIN IMMEDIATE");
+  try {
+    return await during();
+  } finally {
+    other.run("ROLLBACK");
+    other.close();
+    store.sqlite.run("PRAGMA busy_timeout = 5000");
+  }
 }
 
 export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
