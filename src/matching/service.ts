@@ -208,7 +208,8 @@ function settleAmount(db: Db, s: MatchingStatements, scope: Scope, amount: numbe
  * matches are made: the pending orders, and each order's decision among the waiting payments that
  * could concern it. Asking per payment instead read an order's whole window once per waiting
  * payment, quadratic in the backlog: syncing one order created three days back, on an amount with
- * 3 400 waiting payments, held the write lock for 16 s (bench seed), a month back for hours.
+ * 3 400 waiting payments, held the write lock for 16 s (bench seed); a month back had not finished
+ * after 5 minutes.
  */
 function amountState(s: MatchingStatements, scope: Scope, amount: number, now: number) {
   let pending: OrderFacts[] | null = null;
