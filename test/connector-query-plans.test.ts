@@ -26,8 +26,12 @@ const cases: [string, { getQuery(): { sql: string; params: unknown[] } }, RegExp
   ["newest match", f.lastSeq, /SEARCH matches/],
   ["match of an order", f.matchByOrder, /matches_order_uq/],
   ["match of an event", f.matchByEventSeq, /matches_event_uq/],
-  // One unique lookup per phone of the scope and one for test payments; never a range over the shop's events.
-  ["events by id", f.eventsById, /MULTI-INDEX OR\nINDEX 1\nSEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)\nINDEX 2\n(.*\n)*SEARCH devices USING INDEX devices_tenant_idx \(tenant_id=\? AND environment=\?\)\nSEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)$/],
+  // In each partition, one unique lookup per phone of the scope and one for test payments; never a
+  // range over the shop's events.
+  ["event by id from a phone, recent partition", f.eventsByIdRecent.phones, /^SEARCH events USING INDEX events_recent_device_event_uq \(device_id=\? AND event_id=\?\)\nLIST SUBQUERY 1\nSEARCH devices USING INDEX devices_tenant_idx \(tenant_id=\? AND environment=\?\)$/],
+  ["event by id from a phone, old partition", f.eventsByIdOld.phones, /^SEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)\nLIST SUBQUERY 1\nSEARCH devices USING INDEX devices_tenant_idx \(tenant_id=\? AND environment=\?\)$/],
+  ["test payment by id, recent partition", f.eventsByIdRecent.testPayments, /^SEARCH events USING INDEX events_recent_device_event_uq \(device_id=\? AND event_id=\?\)$/],
+  ["test payment by id, old partition", f.eventsByIdOld.testPayments, /^SEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)$/],
   ["events view by status", v.eventsByStatus, /SEARCH events USING INDEX events_status_idx \(tenant_id=\? AND environment=\? AND match_status=\? AND seq>\?\)/],
 ];
 test.each(cases)("%s", (_n, stmt, expected) => {

@@ -1,6 +1,7 @@
 // Property-based tests of matching (contract §10) over random interleavings of order syncs,
 // cancellations, expiries (clock moves and sweeps), payment events (with repeats and duplicates
-// from other phones) and manual matches, across two tenants and both environments.
+// from other phones), manual matches and moves of recent events into the old partition
+// (payments/recent-events.ts), across two tenants and both environments.
 //
 // After every step:
 // - no order is matched twice and no event is matched twice, and the rows agree with the matches;
@@ -19,6 +20,7 @@ import { syncOrders, type OrderInput } from "../src/connector/orders.service";
 import { ApiError } from "../src/http/errors";
 import { sweepExpiredOrders } from "../src/matching/service";
 import { ingestPayment } from "../src/payments/ingest";
+import { moveRecentEvents } from "../src/payments/recent-events";
 import type { PaymentEvent } from "../src/payments/model";
 import { createTenant } from "../src/tenants/service";
 import { makeTestApp } from "./support/harness";
@@ -44,7 +46,8 @@ type Op =
   | { kind: "repeat"; index: number; otherDevice: boolean }
   | { kind: "advance"; ms: number }
   | { kind: "sweep" }
-  | { kind: "manual"; scope: number; order: string; event: number };
+  | { kind: "manual"; scope: number; order: string; event: number }
+  | { kind: "fold" };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   {
@@ -85,6 +88,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("advance" as const), ms: fc.tuple(fc.constantFrom(0, 1, 2, 5), jitterArb).map(([m, j]) => Math.max(0, m * MIN + j)) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("sweep" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("manual" as const), scope: scopeArb, order: orderIdArb, event: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("fold" as const) }) },
 );
 
 // ---- an independent statement of §10's rules (not the engine's code)
@@ -257,6 +261,8 @@ test("matching invariants hold over random interleavings", async () => {
             clock.advance(op.ms);
           } else if (op.kind === "sweep") {
             sweepExpiredOrders(store, now);
+          } else if (op.kind === "fold") {
+            moveRecentEvents(store, Number.MAX_SAFE_INTEGER); // all so far: later repeats meet both partitions
           } else if (op.kind === "manual") {
             const scope = scopes[op.scope]!;
             const mine = sent.filter((s) => s.scope === scope);

@@ -9,7 +9,8 @@ const t = await makeTestApp();
 afterAll(() => t.close());
 
 const plan = (sqlText: string) => {
-  const params = (sqlText.match(/\?/g) ?? []).map(() => 1);
+  const marks = sqlText.match(/\?\d*/g) ?? [];
+  const params = (/\?\d/.test(sqlText) ? [...new Set(marks)] : marks).map(() => 1); // ?1 may appear twice
   return t.store.sqlite
     .query<{ detail: string }, any[]>(`EXPLAIN QUERY PLAN ${sqlText}`)
     .all(...params)
@@ -17,11 +18,18 @@ const plan = (sqlText: string) => {
     .join("\n");
 };
 
+/** Both partitions of a lookup by a random key (schema.ts, `recent`): the recent index, then the old one. */
+const bothPartitions = (recentIdx: string, oldIdx: string, keys: string) =>
+  new RegExp(
+    // A merge when the union is ordered (by seq), else one part after the other.
+    `(COMPOUND QUERY\\nLEFT-MOST SUBQUERY|MERGE \\(UNION ALL\\)\\nLEFT)\\nSEARCH events USING INDEX ${recentIdx} \\(${keys}\\)\\n(UNION ALL|RIGHT)\\nSEARCH events USING INDEX ${oldIdx} \\(${keys}\\)`,
+  );
+
 const s = INGEST_SQL;
 const cases: [string, string, RegExp][] = [
-  ["replay of a phone's event", s.findByDevice, /^SEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)$/],
-  ["replay of a test payment (no phone)", s.findWithoutDevice, /^SEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)$/],
-  ["duplicates by reference", s.dupByReference, /^SEARCH events USING INDEX events_dup_reference_idx \(tenant_id=\? AND environment=\? AND source=\? AND reference=\?\)$/],
+  ["replay of a phone's event", s.findByDevice, bothPartitions("events_recent_device_event_uq", "events_device_event_uq", "device_id=\\? AND event_id=\\?")],
+  ["replay of a test payment (no phone)", s.findWithoutDevice, bothPartitions("events_recent_device_event_uq", "events_device_event_uq", "device_id=\\? AND event_id=\\?")],
+  ["duplicates by reference", s.dupByReference, bothPartitions("events_recent_dup_reference_idx", "events_dup_reference_idx", "tenant_id=\\? AND environment=\\? AND source=\\? AND reference=\\?")],
   ["duplicates by details", s.dupByDetails, /^SEARCH events USING INDEX events_hour_amount_idx \(tenant_id=\? AND environment=\? AND <expr>=\? AND amount=\? AND occurred_at>\? AND occurred_at<\?\)$/],
 ];
 test.each(cases)("%s", (_n, stmt, expected) => {
@@ -38,12 +46,20 @@ test("the indexes on events are exactly the ones the statements above and the co
     .map((r) => r.name);
   // events_status_idx: the reconciliation view (connector-query-plans.test.ts); the others above and
   // in matching-service.test.ts (waiting payments: events_hour_amount_idx).
-  expect(names).toEqual(["events_device_event_uq", "events_dup_reference_idx", "events_hour_amount_idx", "events_status_idx"]);
+  // events_recent_seq_idx: the mover's queue (recent-events.test.ts).
+  expect(names).toEqual([
+    "events_device_event_uq",
+    "events_dup_reference_idx",
+    "events_hour_amount_idx",
+    "events_recent_device_event_uq",
+    "events_recent_dup_reference_idx",
+    "events_recent_seq_idx",
+    "events_status_idx",
+  ]);
 });
 
-test("events without a reference are not in the reference index (it is partial)", () => {
-  const sqlText = t.store.sqlite
-    .query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE name = 'events_dup_reference_idx'")
-    .get()!.sql;
-  expect(sqlText).toMatch(/WHERE reference IS NOT NULL$/);
+test("events without a reference are not in the reference indexes (they are partial)", () => {
+  const sqlOf = (name: string) => t.store.sqlite.query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE name = ?").get(name)!.sql;
+  expect(sqlOf("events_dup_reference_idx")).toMatch(/WHERE reference IS NOT NULL AND recent = 0$/);
+  expect(sqlOf("events_recent_dup_reference_idx")).toMatch(/WHERE reference IS NOT NULL AND recent = 1$/);
 });

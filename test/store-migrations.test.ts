@@ -152,7 +152,9 @@ describe("openStore", () => {
     expect(count("SELECT count(*) AS n FROM events")).toBe(2);
     expect(count("SELECT count(*) AS n FROM orders")).toBe(2);
     // INDEXED BY makes SQLite read the partial index itself (and fail if it could not).
-    expect(count("SELECT count(*) AS n FROM events INDEXED BY events_dup_reference_idx WHERE reference IS NOT NULL")).toBe(1);
+    // Events stored before 0008 are in the old partition (recent = 0).
+    expect(count("SELECT count(*) AS n FROM events INDEXED BY events_dup_reference_idx WHERE reference IS NOT NULL AND recent = 0")).toBe(1);
+    expect(count("SELECT count(*) AS n FROM events WHERE recent = 1")).toBe(0);
     expect(count("SELECT count(*) AS n FROM orders INDEXED BY orders_pending_candidates_idx WHERE status = 'pending' AND tenant_id > ''")).toBe(1);
     expect(count("SELECT count(*) AS n FROM orders INDEXED BY orders_pending_expiry_idx WHERE status = 'pending' AND expires_at > 0")).toBe(1);
     const names = store.sqlite

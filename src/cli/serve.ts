@@ -11,6 +11,7 @@ import { ApiError, problemResponse } from "../http/errors";
 import { newId } from "../ids";
 import { sweepExpiredOrders } from "../matching/service";
 import { startWriterThread, type EventWriter } from "../payments/event-writer";
+import { foldRecentEvents } from "../payments/recent-events";
 import { jsonLogger } from "../log";
 import { createRateLimiters } from "../http/rate-limit";
 import { createSecretBox, loadMasterKey } from "../store/secret-box";
@@ -192,6 +193,13 @@ export const serveCommand: Command = {
         if (expired > 0) logger.event("info", "orders expired", { count: expired });
       } catch (e) {
         logger.event("error", "expiry sweep failed", { error: (e as Error).message });
+      }
+      // Once the box is quiet, recent events are folded into the big indexes, a batch per tick
+      // (payments/recent-events.ts).
+      try {
+        foldRecentEvents(store, ctx.clock.now());
+      } catch (e) {
+        logger.event("error", "moving recent events failed", { error: (e as Error).message });
       }
     };
     sweep();

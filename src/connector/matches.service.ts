@@ -1,6 +1,6 @@
 // The matches feed, its acknowledgement (contract §11) and manual matches (§10).
 import type { Database } from "bun:sqlite";
-import { and, asc, eq, gt, inArray, isNull, max, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, max, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { ApiError } from "../http/errors";
 import { effectiveStatus } from "../matching/engine";
@@ -39,31 +39,39 @@ function prepareAll(client: Database) {
       .prepare(),
     matchByEventSeq: db.select().from(matches).where(eq(matches.eventSeq, p("seq"))).prepare(),
     /**
-     * An event id within the scope: events_device_event_uq, once per phone of the scope and once for
-     * device_id IS NULL (test payments). Event ids are unique per phone only, so there may be several.
-     * Unary + on the scope columns: without statistics SQLite would rather range over the scope in
-     * events_hour_amount_idx (all of the shop's events) than use the OR of two unique lookups.
+     * An event id within the scope, in each partition of events (schema.ts, `recent`): once per phone
+     * of the scope and once for test payments. Event ids are unique per phone only, so there may be
+     * several.
      */
-    eventsById: db
+    eventsByIdRecent: eventsByIdIn(db, 1),
+    eventsByIdOld: eventsByIdIn(db, 0),
+  };
+}
+
+/**
+ * An event id in one partition of events, from the scope's phones (`phones`) or from test payments
+ * (`testPayments`, device_id IS NULL): each a lookup in that partition's unique index. Written as
+ * two statements, not an OR: with the partial indexes SQLite would scan the partition for the OR.
+ * Unary + on the scope columns: without statistics SQLite would rather range over the scope in
+ * events_hour_amount_idx (all of the shop's events) than look the id up.
+ */
+function eventsByIdIn(db: ReturnType<typeof drizzle<typeof schema>>, partition: 0 | 1) {
+  const inScope = and(eq(sql`+${events.tenantId}`, p("tenantId")), eq(sql`+${events.environment}`, p("environment")));
+  const inPartition = sql`${events.recent} = ${sql.raw(String(partition))}`; // literal: the partial indexes
+  const scopePhones = db
+    .select({ id: devices.id })
+    .from(devices)
+    .where(and(eq(devices.tenantId, p("tenantId")), eq(devices.environment, p("environment"))));
+  return {
+    phones: db
       .select()
       .from(events)
-      .where(
-        and(
-          eq(sql`+${events.tenantId}`, p("tenantId")),
-          eq(sql`+${events.environment}`, p("environment")),
-          eq(events.eventId, p("eventId")),
-          or(
-            isNull(events.deviceId),
-            inArray(
-              events.deviceId,
-              db
-                .select({ id: devices.id })
-                .from(devices)
-                .where(and(eq(devices.tenantId, p("tenantId")), eq(devices.environment, p("environment")))),
-            ),
-          ),
-        ),
-      )
+      .where(and(inScope, eq(events.eventId, p("eventId")), inArray(events.deviceId, scopePhones), inPartition))
+      .prepare(),
+    testPayments: db
+      .select()
+      .from(events)
+      .where(and(inScope, eq(events.eventId, p("eventId")), isNull(events.deviceId), inPartition))
       .prepare(),
   };
 }
@@ -161,7 +169,9 @@ export function manualMatch(store: Store, scope: Scope, req: ManualMatchRequest,
       const s = statements(tx);
       const order = matchingStatements(tx).orderByKey.get({ ...scope, id: req.order_id });
       if (!order) throw new ApiError("order_not_found", `No order ${req.order_id}`, { order_id: req.order_id });
-      const event = pickEvent(s.eventsById.all({ ...scope, eventId: req.event_id }), req);
+      const byId = { ...scope, eventId: req.event_id };
+      const found = [s.eventsByIdRecent, s.eventsByIdOld].flatMap((part) => [...part.phones.all(byId), ...part.testPayments.all(byId)]);
+      const event = pickEvent(found, req);
 
       const orderMatch = s.matchByOrder.get({ ...scope, orderId: order.id }) ?? null;
       const eventMatch = s.matchByEventSeq.get({ seq: event.seq }) ?? null;

@@ -5,7 +5,7 @@
 import type { Statement } from "bun:sqlite";
 import { decideNewEvent, recordAutoMatch, type MatchOutcome } from "../matching/service";
 import { perStore, type Db } from "../store/db";
-import { hourOf, OCCURRED_HOUR, type Environment } from "../store/schema";
+import { hourOf, inBothPartitions, OCCURRED_HOUR, type Environment } from "../store/schema";
 import { findOriginal, DUPLICATE_WINDOW_MS, type Report, type StoredReport } from "./duplicates";
 import { checkPaymentEvent, type EventReceipt, type PaymentEvent } from "./model";
 
@@ -170,19 +170,28 @@ const CANDIDATE_LIMIT = 200;
 
 /** The statements' text (exported for the query-plan tests, test/payments-query-plans.test.ts). */
 export const INGEST_SQL = {
-  findByDevice: `SELECT ${ANSWER_COLUMNS} FROM events WHERE device_id = ? AND event_id = ?`,
-  // events_device_event_uq (device_id IS NULL, event_id): test payments of every scope share the
-  // NULL device, so the scope is checked on the few rows with this event_id.
-  findWithoutDevice: `SELECT ${ANSWER_COLUMNS} FROM events WHERE device_id IS NULL AND event_id = ? AND tenant_id = ? AND environment = ? ORDER BY seq LIMIT 1`,
+  // events_recent_device_event_uq, then events_device_event_uq (schema.ts: the `recent` partitions).
+  findByDevice: `${inBothPartitions(`SELECT ${ANSWER_COLUMNS} FROM events WHERE device_id = ?1 AND event_id = ?2`)} LIMIT 1`,
+  // The same indexes at (device_id IS NULL, event_id): test payments of every scope share the NULL
+  // device, so the scope is checked on the few rows with this event_id.
+  findWithoutDevice: `${inBothPartitions(
+    `SELECT seq, ${ANSWER_COLUMNS} FROM events WHERE device_id IS NULL AND event_id = ?1 AND tenant_id = ?2 AND environment = ?3`,
+  )} ORDER BY seq LIMIT 1`,
+  // A new event is recent. The conflict target is the recent partition's unique index; a key in the
+  // old partition is refused by a trigger (migration 0008) before this is reached, and storeEvent
+  // looked it up first anyway.
   insert: `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, payer_name,
        security_code, reference, occurred_at, received_at, raw, body_hash, response_status, response_body, match_status, order_id,
-       duplicate_of)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (device_id, event_id) DO NOTHING RETURNING seq`,
+       duplicate_of, recent)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+     ON CONFLICT (device_id, event_id) WHERE recent = 1 DO NOTHING RETURNING seq`,
   touchDevice: `UPDATE devices SET last_seen_at = ? WHERE id = ?`,
-  // events_dup_reference_idx (partial: reference IS NOT NULL, implied by reference = ?).
-  dupByReference: `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ? AND environment = ? AND source = ? AND reference = ?
-       AND device_id IS NOT NULL AND device_id <> ? LIMIT ${CANDIDATE_LIMIT}`,
+  // events_recent_dup_reference_idx, then events_dup_reference_idx (partial: reference IS NOT NULL,
+  // implied by reference = ?).
+  dupByReference: `${inBothPartitions(
+    `SELECT ${REPORT_COLUMNS} FROM events WHERE tenant_id = ?1 AND environment = ?2 AND source = ?3 AND reference = ?4
+       AND device_id IS NOT NULL AND device_id <> ?5`,
+  )} LIMIT ${CANDIDATE_LIMIT}`,
   // events_hour_amount_idx: the ±120 s range lies in one hour or two (one seek each), source and
   // payer_name filtered inside the index (IS: two reports without a payer name have the same one, as
   // in duplicateRule).
