@@ -16,3 +16,10 @@ CREATE TRIGGER `events_device_event_one_old` BEFORE INSERT ON `events`
   WHEN NEW.device_id IS NOT NULL AND NEW.recent = 0
     AND EXISTS (SELECT 1 FROM `events` WHERE device_id = NEW.device_id AND event_id = NEW.event_id AND recent = 1)
 BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: events.device_id, events.event_id'); END;
+--> statement-breakpoint
+-- Nothing changes these columns today; if anything ever did, the same rule would hold.
+CREATE TRIGGER `events_device_event_one_update` BEFORE UPDATE OF device_id, event_id ON `events`
+  WHEN NEW.device_id IS NOT NULL
+    AND (EXISTS (SELECT 1 FROM `events` WHERE device_id = NEW.device_id AND event_id = NEW.event_id AND recent = 0 AND seq <> NEW.seq)
+      OR EXISTS (SELECT 1 FROM `events` WHERE device_id = NEW.device_id AND event_id = NEW.event_id AND recent = 1 AND seq <> NEW.seq))
+BEGIN SELECT RAISE(ABORT, 'UNIQUE constraint failed: events.device_id, events.event_id'); END;

@@ -4,16 +4,19 @@
 // phones, manual matches. The database itself keeps one event per phone and event id across both.
 import { afterAll, describe, expect, test } from "bun:test";
 import {
+  MAX_RETRY_AFTER_FAILURE_MS,
   MOVE_BATCH,
   MOVE_BATCH_BUSY,
   QUIET_AFTER_MS,
   RECENT_CAP,
+  RETRY_AFTER_FAILURE_MS,
   foldRecentEvents,
   moveRecentEvents,
+  recentEventsMover,
   recentEventsToMove,
 } from "../src/payments/recent-events";
 import { activatePhone, paymentEvent, postEvent } from "./support/device";
-import { makeTestApp } from "./support/harness";
+import { makeTestApp, whileDatabaseLocked } from "./support/harness";
 import { bearer } from "./support/connector";
 
 const t = await makeTestApp();
@@ -82,6 +85,21 @@ describe("what clients see does not change when events move", () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ order_id: "MV-1", event_id: ev.event_id, method: "manual" });
   });
+
+  test("a person's match finds a test payment that has moved", async () => {
+    const shop = t.tenant();
+    const headers = bearer(shop.keys.test);
+    const paid = await t.request("POST", "/connector/v1/test/payments", {
+      headers,
+      body: { kind: "payment.received", occurred_at: t.clock.now() - 5000, source: "yape", amount: 4100, currency: "PEN" },
+    });
+    expect(paid.body.match.status).toBe("unmatched");
+    moveAll();
+    expect((await t.request("POST", "/connector/v1/orders", { headers, body: { orders: [{ id: "MV-2", amount: 9999, currency: "PEN" }] } })).status).toBe(200);
+    const res = await t.request("POST", "/connector/v1/matches", { headers, body: { order_id: "MV-2", event_id: paid.body.event_id } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ order_id: "MV-2", event_id: paid.body.event_id, device_id: null, method: "manual" });
+  });
 });
 
 describe("the database keeps one event per phone and event id across both partitions", () => {
@@ -103,6 +121,13 @@ describe("the database keeps one event per phone and event id across both partit
     // Another phone may use the same event id.
     const other = await activatePhone(t, { tenantId: phone.tenantId });
     expect(() => insert(other.deviceId, "dup-old", phone.tenantId, 1)).not.toThrow();
+    // Nor can a change of device or event id make two of one (nothing does that; the rule holds anyway).
+    expect(() => t.store.sqlite.run("UPDATE events SET device_id = ? WHERE device_id = ? AND event_id = 'dup-old'", [phone.deviceId, other.deviceId])).toThrow(
+      /UNIQUE constraint failed/,
+    );
+    expect(() => t.store.sqlite.run("UPDATE events SET event_id = 'dup-old' WHERE device_id = ? AND event_id = 'dup-recent'", [phone.deviceId])).toThrow(
+      /UNIQUE constraint failed/,
+    );
   });
 });
 
@@ -141,15 +166,63 @@ describe("the mover", () => {
     moveAll();
     const phone = await activatePhone(t);
     await postEvent(t, phone, paymentEvent(t));
-    // A newest event RECENT_CAP seqs later (seq only grows: that many recent events at most).
-    t.store.sqlite.run(
-      `INSERT INTO events (seq, event_id, device_id, tenant_id, environment, kind, source, amount, currency, occurred_at, received_at,
-         body_hash, response_status, response_body, match_status, recent)
-       VALUES (?, 'cap-probe', ?, ?, 'live', 'payment.received', 'yape', 100, 'PEN', 1, ?, 'h', 201, '{}', 'unmatched', 1)`,
-      [newestSeq() + RECENT_CAP, phone.deviceId, phone.tenantId, t.clock.now()],
-    );
-    expect(recentEventsToMove(t.store, t.clock.now())).toBe(MOVE_BATCH_BUSY);
-    expect(foldRecentEvents(t.store, t.clock.now())).toBe(2);
+    // Newest events that many seqs after the oldest recent one (seq only grows: that many recent
+    // events at most): RECENT_CAP may wait, one more may not.
+    const probe = (id: string, seq: number) =>
+      t.store.sqlite.run(
+        `INSERT INTO events (seq, event_id, device_id, tenant_id, environment, kind, source, amount, currency, occurred_at, received_at,
+           body_hash, response_status, response_body, match_status, recent)
+         VALUES (?, ?, ?, ?, 'live', 'payment.received', 'yape', 100, 'PEN', 1, ?, 'h', 201, '{}', 'unmatched', 1)`,
+        [seq, id, phone.deviceId, phone.tenantId, t.clock.now()],
+      );
+    const oldest = newestSeq();
+    probe("cap-probe-1", oldest + RECENT_CAP - 1);
     expect(recentEventsToMove(t.store, t.clock.now())).toBe(0);
+    probe("cap-probe-2", oldest + RECENT_CAP);
+    expect(recentEventsToMove(t.store, t.clock.now())).toBe(MOVE_BATCH_BUSY);
+    expect(foldRecentEvents(t.store, t.clock.now())).toBe(3);
+    expect(recentEventsToMove(t.store, t.clock.now())).toBe(0);
+  });
+
+  test("after a failure it waits before trying again, longer each time, and starts over once a move works", async () => {
+    moveAll();
+    const phone = await activatePhone(t);
+    await postEvent(t, phone, paymentEvent(t));
+    t.clock.advance(QUIET_AFTER_MS);
+    const mover = recentEventsMover(t.store);
+    const failed = await whileDatabaseLocked(t.store, async () => {
+      const first = mover.step(t.clock.now());
+      const during = mover.step(t.clock.now() + RETRY_AFTER_FAILURE_MS - 1);
+      const second = mover.step(t.clock.now() + RETRY_AFTER_FAILURE_MS);
+      return { first, during, second };
+    });
+    expect(failed.first).toMatchObject({ failures: 1, retryAt: t.clock.now() + RETRY_AFTER_FAILURE_MS });
+    expect((failed.first as { failed: Error }).failed.message).toMatch(/locked/);
+    expect(failed.during).toEqual({ waitingUntil: t.clock.now() + RETRY_AFTER_FAILURE_MS });
+    expect(failed.second).toMatchObject({ failures: 2, retryAt: t.clock.now() + 3 * RETRY_AFTER_FAILURE_MS });
+    expect(recentCount()).toBe(1);
+    expect(mover.step(t.clock.now() + 3 * RETRY_AFTER_FAILURE_MS)).toEqual({ moved: 1 });
+    expect(mover.step(t.clock.now() + 3 * RETRY_AFTER_FAILURE_MS)).toEqual({ moved: 0 });
+  });
+
+  test("the wait after failures stops growing at MAX_RETRY_AFTER_FAILURE_MS", async () => {
+    moveAll();
+    const phone = await activatePhone(t);
+    await postEvent(t, phone, paymentEvent(t));
+    t.clock.advance(QUIET_AFTER_MS);
+    const mover = recentEventsMover(t.store);
+    const waits = await whileDatabaseLocked(t.store, async () => {
+      const out: number[] = [];
+      let at = t.clock.now();
+      for (let i = 0; i < 10; i++) {
+        const step = mover.step(at) as { retryAt: number };
+        out.push(step.retryAt - at);
+        at = step.retryAt;
+      }
+      return out;
+    });
+    expect(waits.slice(0, 3)).toEqual([RETRY_AFTER_FAILURE_MS, 2 * RETRY_AFTER_FAILURE_MS, 4 * RETRY_AFTER_FAILURE_MS]);
+    expect(waits.at(-1)).toBe(MAX_RETRY_AFTER_FAILURE_MS);
+    expect(Math.max(...waits)).toBe(MAX_RETRY_AFTER_FAILURE_MS);
   });
 });

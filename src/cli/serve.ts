@@ -11,7 +11,7 @@ import { ApiError, problemResponse } from "../http/errors";
 import { newId } from "../ids";
 import { sweepExpiredOrders } from "../matching/service";
 import { startWriterThread, type EventWriter } from "../payments/event-writer";
-import { foldRecentEvents } from "../payments/recent-events";
+import { recentEventsMover } from "../payments/recent-events";
 import { jsonLogger } from "../log";
 import { createRateLimiters } from "../http/rate-limit";
 import { createSecretBox, loadMasterKey } from "../store/secret-box";
@@ -187,6 +187,7 @@ export const serveCommand: Command = {
 
     // contract §10: expiry is correct without this job (candidates are filtered by expires_at at
     // read time); the sweep records expiries and re-evaluates the payments expired orders held.
+    const mover = recentEventsMover(store);
     const sweep = () => {
       try {
         const expired = sweepExpiredOrders(store, ctx.clock.now());
@@ -196,10 +197,13 @@ export const serveCommand: Command = {
       }
       // Once the box is quiet, recent events are folded into the big indexes, a batch per tick
       // (payments/recent-events.ts).
-      try {
-        foldRecentEvents(store, ctx.clock.now());
-      } catch (e) {
-        logger.event("error", "moving recent events failed", { error: (e as Error).message });
+      const step = mover.step(ctx.clock.now());
+      if ("failed" in step) {
+        logger.event("error", "moving recent events failed", {
+          error: step.failed.message,
+          failures: step.failures,
+          retry_in_s: Math.round((step.retryAt - ctx.clock.now()) / 1000),
+        });
       }
     };
     sweep();

@@ -55,7 +55,37 @@ export function moveRecentEvents(store: Store, limit: number): number {
   return store.sqlite.transaction(() => s.move.run({ limit }).changes).immediate();
 }
 
-/** The periodic step (serve, every second): moves one batch when the policy says so. */
+/** The periodic step: moves one batch when the policy says so. */
 export function foldRecentEvents(store: Store, now: number): number {
   return moveRecentEvents(store, recentEventsToMove(store, now));
+}
+
+/** After a failed move, the next try waits this long, doubled after each further failure up to MAX. */
+export const RETRY_AFTER_FAILURE_MS = 5_000;
+export const MAX_RETRY_AFTER_FAILURE_MS = 5 * 60_000;
+
+export type MoverStep = { moved: number } | { failed: Error; failures: number; retryAt: number } | { waitingUntil: number };
+
+/**
+ * serve's mover, stepped every second: foldRecentEvents, except that after a failure (the database
+ * locked past busy_timeout, a full disk) it waits before trying again, longer after each failure,
+ * instead of redoing and rolling back the same batch, and logging it, every second.
+ */
+export function recentEventsMover(store: Store) {
+  let failures = 0;
+  let retryAt = 0;
+  return {
+    step(now: number): MoverStep {
+      if (now < retryAt) return { waitingUntil: retryAt };
+      try {
+        const moved = foldRecentEvents(store, now);
+        failures = 0;
+        return { moved };
+      } catch (e) {
+        failures++;
+        retryAt = now + Math.min(RETRY_AFTER_FAILURE_MS * 2 ** (failures - 1), MAX_RETRY_AFTER_FAILURE_MS);
+        return { failed: e as Error, failures, retryAt };
+      }
+    },
+  };
 }

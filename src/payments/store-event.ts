@@ -101,7 +101,9 @@ export function storeEvent(tx: Db, stmts: Statements, job: StoreJob): StoreOutco
     original?.eventId ?? null,
   );
   if (!inserted) {
-    // Another writer stored this event first: the unique index decides, not the in-process map.
+    // Another writer stored this event first: the recent partition's unique index decides, not the
+    // in-process map. (A key among old events was found by findExisting above; were it not, the
+    // trigger of migration 0008 would refuse the insert.)
     const row = findExisting(stmts, scope, body.event_id);
     if (!row) throw new Error("event insert conflicted but no row was found");
     return { replay: row };

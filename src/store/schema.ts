@@ -140,16 +140,18 @@ export const events = sqliteTable(
     recent: integer("recent").notNull().default(0),
   },
   (t) => [
-    // Every index here is written on every stored event, and an index keyed by something random
-    // (an event id, a reference) costs about one page write per event once it holds a million
-    // entries. So there are few, each serves named queries (EXPLAIN QUERY PLAN tests in test/), and
-    // the two random ones are split by `recent`: a new event goes into a small index of recent
-    // events; the mover folds recent events into the big one in bulk when the box is quiet (bench:
-    // 4.15 → 3.3 pages written per event with 1 000 000 stored events). Each lookup asks both.
-    // Queries must say `recent = 1` / `recent = 0` literally for SQLite to use them.
+    // Every index here is written when an event is stored (the `recent = 0` ones when it is moved),
+    // and an index keyed by something random (an event id, a reference) costs about one page write
+    // per event once it holds a million entries. So there are few, each serves named queries (EXPLAIN
+    // QUERY PLAN tests in test/), and the two random ones are split by `recent`: a new event goes
+    // into a small index of recent events; the mover folds recent events into the big one in bulk
+    // when the box is quiet (bench: 4.15 → 3.31 pages written per event with 1 000 000 stored
+    // events). Each lookup asks both. Queries must say `recent = 1` / `recent = 0` literally for
+    // SQLite to use them.
     // Permanent per-device deduplication (contract §6): the database decides, not a cache. The two
-    // unique indexes hold one partition each; the triggers of migration 0008 refuse an insert whose
-    // (device_id, event_id) is in the other one, and moving a duplicate would break the old index.
+    // unique indexes hold one partition each; the triggers of migration 0008 refuse an insert, or a
+    // change of device_id or event_id, that would put a key of one partition in the other, and
+    // moving a duplicate would break the old index.
     // Also finds an event by id for the connector: per device of the scope, and device_id IS NULL
     // for test payments.
     uniqueIndex("events_device_event_uq").on(t.deviceId, t.eventId).where(sql`recent = 0`),
