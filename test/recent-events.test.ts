@@ -184,12 +184,16 @@ describe("the mover", () => {
     expect(recentEventsToMove(t.store, t.clock.now())).toBe(0);
   });
 
-  test("after a failure it waits before trying again, longer each time, and starts over once a move works", async () => {
+  /** A new mover, with exactly one recent event and the box quiet since then. */
+  const moverWithOneQuietEvent = async () => {
     moveAll();
-    const phone = await activatePhone(t);
-    await postEvent(t, phone, paymentEvent(t));
+    await postEvent(t, await activatePhone(t), paymentEvent(t));
     t.clock.advance(QUIET_AFTER_MS);
-    const mover = recentEventsMover(t.store);
+    return recentEventsMover(t.store);
+  };
+
+  test("after a failure it waits before trying again, longer each time, and starts over once a move works", async () => {
+    const mover = await moverWithOneQuietEvent();
     const failed = await whileDatabaseLocked(t.store, async () => {
       const first = mover.step(t.clock.now());
       const during = mover.step(t.clock.now() + RETRY_AFTER_FAILURE_MS - 1);
@@ -206,11 +210,7 @@ describe("the mover", () => {
   });
 
   test("the wait after failures stops growing at MAX_RETRY_AFTER_FAILURE_MS", async () => {
-    moveAll();
-    const phone = await activatePhone(t);
-    await postEvent(t, phone, paymentEvent(t));
-    t.clock.advance(QUIET_AFTER_MS);
-    const mover = recentEventsMover(t.store);
+    const mover = await moverWithOneQuietEvent();
     const waits = await whileDatabaseLocked(t.store, async () => {
       const out: number[] = [];
       let at = t.clock.now();
