@@ -42,9 +42,9 @@ export function recentEventsToMove(store: Store, now: number): number {
   const oldest = s.oldestRecent.get();
   if (!oldest) return 0;
   const newest = s.newest.get()!;
+  if (now - newest.receivedAt >= QUIET_AFTER_MS) return MOVE_BATCH;
   // seq only grows, so this bounds the number of recent events from above.
   const waiting = newest.seq - oldest.seq + 1;
-  if (now - newest.receivedAt >= QUIET_AFTER_MS) return MOVE_BATCH;
   return waiting > RECENT_CAP ? MOVE_BATCH_BUSY : 0;
 }
 
