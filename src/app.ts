@@ -8,7 +8,7 @@ import type { Logger } from "./log";
 import type { EventWriter } from "./payments/event-writer";
 import type { Store } from "./store/db";
 import type { SecretBox } from "./store/secret-box";
-import { ApiError, BUSY_RETRY_AFTER_S, isDatabaseBusy, problemResponse } from "./http/errors";
+import { ApiError, DomainError, BUSY_RETRY_AFTER_S, isDatabaseBusy, problemResponse } from "./http/errors";
 import { bodyLimitFor, checkDeclaredLength } from "./http/body";
 import { invalid } from "./http/validation";
 import { attachInfo, infoOf, type RequestInfo } from "./http/request-info";
@@ -138,8 +138,8 @@ function renderError(
 ): Response {
   const info = infoOf(request);
   // Errors thrown in a parse hook arrive wrapped (stack notes).
-  const cause = error instanceof ApiError ? error : (error as { cause?: unknown })?.cause;
-  if (cause instanceof ApiError) return problemResponse(cause, info.requestId);
+  const cause = error instanceof DomainError ? error : (error as { cause?: unknown })?.cause;
+  if (cause instanceof DomainError) return problemResponse(cause, info.requestId);
   // Before PARSE: authentication reads the database inside the parse hook.
   const busy = [error, cause].find(isDatabaseBusy);
   if (busy) {

@@ -17,7 +17,7 @@ import { afterAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import { manualMatch } from "../src/connector/matches.service";
 import { syncOrders, type OrderInput } from "../src/connector/orders.service";
-import { ApiError } from "../src/http/errors";
+import { DomainError } from "../src/errors";
 import { sweepExpiredOrders } from "../src/matching/service";
 import { ingestPayment } from "../src/payments/ingest";
 import { moveRecentEvents } from "../src/payments/recent-events";
@@ -269,7 +269,7 @@ test("matching invariants hold over random interleavings", async () => {
             if (mine.length > 0) manualMatch(store, scope, { order_id: op.order, event_id: mine[op.event % mine.length]!.event.event_id }, now);
           }
         } catch (e) {
-          if (!(e instanceof ApiError) || e.status >= 500) throw e; // 4xx outcomes are part of the game
+          if (!(e instanceof DomainError) || e.status >= 500) throw e; // 4xx outcomes are part of the game
         }
         checkInvariants([a, b], from, eventsFrom, clock.now());
       }

@@ -4,7 +4,7 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../src/clock";
 import { decideNewEvent, MatchConflictError, recordAutoMatch, sweepExpiredOrders } from "../src/matching/service";
 import { MATCHING_SQL, statements } from "../src/matching/store";
-import { ApiError } from "../src/http/errors";
+import { DomainError } from "../src/errors";
 import type { Db } from "../src/store/db";
 import { createTenant } from "../src/tenants/service";
 import { makeTestApp } from "./support/harness";
@@ -273,9 +273,9 @@ describe("unique amounts", () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).code).toBe("unique_amount_unavailable");
-    expect((error as ApiError).extra).toEqual({ order_id: "U-9" });
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).code).toBe("unique_amount_unavailable");
+    expect((error as DomainError).extra).toEqual({ order_id: "U-9" });
     expect(orderRow(store, scope, "NEW-1")).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 // contract §6: the pure parts of payment events — duplicate rules, canonical body, semantic checks.
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "../src/http/errors";
+import { DomainError } from "../src/errors";
 import { duplicateRule, findOriginal, type Report, type StoredReport } from "../src/payments/duplicates";
 import { bodyHashOf } from "../src/payments/ingest";
 import { canonicalJson, checkPaymentEvent, parsePaymentEvent } from "../src/payments/model";
@@ -111,9 +111,9 @@ describe("event body", () => {
       parsePaymentEvent({ ...body, ...over });
       throw new Error("accepted");
     } catch (e) {
-      expect(e).toBeInstanceOf(ApiError);
-      expect((e as ApiError).code).toBe(code as never);
-      expect(((e as ApiError).extra.errors as { field: string }[]).map((x) => x.field)).toContain(field);
+      expect(e).toBeInstanceOf(DomainError);
+      expect((e as DomainError).code).toBe(code as never);
+      expect(((e as DomainError).extra.errors as { field: string }[]).map((x) => x.field)).toContain(field);
     }
   });
 

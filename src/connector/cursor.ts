@@ -1,7 +1,7 @@
 // Opaque cursors (contract §11, §12): a position in the matches feed or in the events view, encoded
 // so that clients treat it as a token. The two kinds cannot be mixed up, and anything we did not
 // produce is `400 invalid_cursor`.
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 
 export type CursorKind = "match" | "event";
 
@@ -23,8 +23,8 @@ export function parseCursor(kind: CursorKind, text: string): number | null {
   return encodeCursor(kind, seq) === text ? seq : null; // one spelling per position
 }
 
-export function invalidCursor(field: string, detail = "This cursor was not issued by this feed"): ApiError {
-  return new ApiError("invalid_cursor", detail, { errors: [{ field, message: "not a cursor of this feed" }] });
+export function invalidCursor(field: string, detail = "This cursor was not issued by this feed"): DomainError {
+  return new DomainError("invalid_cursor", detail, { errors: [{ field, message: "not a cursor of this feed" }] });
 }
 
 export function decodeCursor(kind: CursorKind, text: string, field: string): number {

@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import { and, asc, eq, gt, inArray, isNull, max, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { effectiveStatus } from "../matching/engine";
 import { MatchConflictError, recordMatch, type Scope } from "../matching/service";
 import { perConnection, statements as matchingStatements, WAITING, type EventRow, type MatchRow } from "../matching/store";
@@ -147,13 +147,13 @@ export interface ManualMatchRequest {
 
 function pickEvent(candidates: EventRow[], req: ManualMatchRequest): EventRow {
   const mine = req.device_id === undefined ? candidates : candidates.filter((e) => e.deviceId === req.device_id);
-  if (mine.length === 0) throw new ApiError("event_not_found", `No event ${req.event_id}`, { event_id: req.event_id });
+  if (mine.length === 0) throw new DomainError("event_not_found", `No event ${req.event_id}`, { event_id: req.event_id });
   if (mine.length === 1) return mine[0]!;
   // Two phones may use the same event_id; one still waiting is the one a person means.
   const waiting = mine.filter((e) => WAITING.includes(e.matchStatus));
   if (waiting.length === 1) return waiting[0]!;
   if (waiting.length === 0) return mine.find((e) => e.matchStatus === "matched") ?? mine[0]!;
-  throw new ApiError("invalid_request", `Several phones sent an event ${req.event_id}; add device_id`, {
+  throw new DomainError("invalid_request", `Several phones sent an event ${req.event_id}; add device_id`, {
     errors: [{ field: "/device_id", message: `required: ${waiting.map((e) => e.deviceId ?? "(test payment)").join(", ")} all sent this event_id` }],
   });
 }
@@ -168,7 +168,7 @@ export function manualMatch(store: Store, scope: Scope, req: ManualMatchRequest,
       const tx = txn as unknown as Db;
       const s = statements(tx);
       const order = matchingStatements(tx).orderByKey.get({ ...scope, id: req.order_id });
-      if (!order) throw new ApiError("order_not_found", `No order ${req.order_id}`, { order_id: req.order_id });
+      if (!order) throw new DomainError("order_not_found", `No order ${req.order_id}`, { order_id: req.order_id });
       const byId = { ...scope, eventId: req.event_id };
       const found = [s.eventsByIdRecent, s.eventsByIdOld].flatMap((part) => [...part.phones.all(byId), ...part.testPayments.all(byId)]);
       const event = pickEvent(found, req);
@@ -177,7 +177,7 @@ export function manualMatch(store: Store, scope: Scope, req: ManualMatchRequest,
       const eventMatch = s.matchByEventSeq.get({ seq: event.seq }) ?? null;
       if (orderMatch || eventMatch) throw alreadyMatched(req, orderMatch, eventMatch);
       if (event.matchStatus === "duplicate") {
-        throw new ApiError(
+        throw new DomainError(
           "event_is_duplicate",
           `Event ${event.eventId} is another phone's report of payment ${event.duplicateOf}; match that event instead`,
           { event_id: event.eventId, duplicate_of: event.duplicateOf },
@@ -185,7 +185,7 @@ export function manualMatch(store: Store, scope: Scope, req: ManualMatchRequest,
       }
       const status = effectiveStatus(order, now);
       if (status === "cancelled") {
-        throw new ApiError("order_cancelled", `Order ${order.id} is cancelled; re-sync it as pending first`, { order_id: order.id });
+        throw new DomainError("order_cancelled", `Order ${order.id} is cancelled; re-sync it as pending first`, { order_id: order.id });
       }
       try {
         return matchView(recordMatch(tx, now, event, order.id, "manual"));
@@ -198,10 +198,10 @@ export function manualMatch(store: Store, scope: Scope, req: ManualMatchRequest,
   );
 }
 
-function alreadyMatched(req: ManualMatchRequest, orderMatch: MatchRow | null, eventMatch: MatchRow | null): ApiError {
+function alreadyMatched(req: ManualMatchRequest, orderMatch: MatchRow | null, eventMatch: MatchRow | null): DomainError {
   const side = orderMatch && eventMatch ? "Both the order and the event are" : orderMatch ? "The order is" : "The event is";
   const existing = orderMatch ?? eventMatch;
-  return new ApiError("already_matched", `${side} already matched`, {
+  return new DomainError("already_matched", `${side} already matched`, {
     order_id: req.order_id,
     event_id: req.event_id,
     ...(existing ? { match: matchView(existing) } : {}),

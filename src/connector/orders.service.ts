@@ -1,10 +1,10 @@
 // Order sync and lookup (contract §9, §10). No HTTP here: plain values in, plain values out,
-// ApiError for the outcomes the contract names.
+// DomainError for the outcomes the contract names.
 import type { Database } from "bun:sqlite";
 import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Static } from "@sinclair/typebox";
-import { ApiError, type FieldError } from "../http/errors";
+import { DomainError, type FieldError } from "../errors";
 import { checkCurrency, invalid } from "../http/validation";
 import { effectiveStatus, uniqueAmountOffset, UNIQUE_AMOUNT_MAX_OFFSET, type OrderStatus } from "../matching/engine";
 import { reevaluateWaiting, type OrderShape, type Scope } from "../matching/service";
@@ -137,7 +137,7 @@ export function syncOrders(store: Store, scope: Scope, inputs: readonly OrderInp
         if (prev?.status === "matched") {
           // contract §9: a matched order keeps its amount and cannot be cancelled.
           if (input.amount !== prev.amount || input.currency !== prev.currency || input.status === "cancelled") {
-            throw new ApiError(
+            throw new DomainError(
               "order_already_matched",
               `Order ${input.id} is already matched; its amount and currency cannot change and it cannot be cancelled`,
               { order_id: input.id },
@@ -199,7 +199,7 @@ function expectedAmountFor(
   if (keepable && (isOpen(prev, now) || !held.has(prev.expectedAmount))) return prev.expectedAmount;
   const k = uniqueAmountOffset(input.amount, held);
   if (k === null) {
-    throw new ApiError(
+    throw new DomainError(
       "unique_amount_unavailable",
       `Every amount from ${input.amount} to ${input.amount + UNIQUE_AMOUNT_MAX_OFFSET} cents is held by another pending order`,
       { order_id: input.id },
@@ -223,6 +223,6 @@ export function readOrders(db: Db, scope: Scope, ids: readonly string[], now: nu
 
 export function getOrder(store: Store, scope: Scope, id: string, now: number): OrderView {
   const [order] = readOrders(store.db, scope, [id], now);
-  if (!order) throw new ApiError("order_not_found", `No order ${id}`, { order_id: id });
+  if (!order) throw new DomainError("order_not_found", `No order ${id}`, { order_id: id });
   return order;
 }

@@ -6,7 +6,7 @@ import type { AppDeps } from "../app";
 import type { Clock } from "../clock";
 import { base64url, newId } from "../ids";
 import { BODY_LIMITS, jsonBody } from "../http/body";
-import { ApiError, type FieldError } from "../http/errors";
+import { DomainError, type FieldError } from "../errors";
 import { describe } from "../http/openapi";
 import { infoOf } from "../http/request-info";
 import { invalid, validator } from "../http/validation";
@@ -111,7 +111,7 @@ function readActivation(body: unknown): { letters: string | null; errors: FieldE
     if (!letters) return { letters, errors: [codeError] };
     return { letters, errors: [], device: { label: v.device_label, platform: v.platform, appVersion: v.app_version, osVersion: v.os_version } };
   } catch (e) {
-    if (!(e instanceof ApiError)) throw e;
+    if (!(e instanceof DomainError)) throw e;
     const errors = (e.extra.errors as FieldError[]) ?? [];
     if (!letters && !errors.some((x) => x.field === codeError.field)) errors.unshift(codeError);
     return { letters, errors };
@@ -226,20 +226,20 @@ export const activationRoutes = (deps: AppDeps) => {
     });
 };
 
-function refusal(r: Refusal, spend: () => void): ApiError {
+function refusal(r: Refusal, spend: () => void): DomainError {
   switch (r.refused) {
     case "activation_code_unknown":
       spend();
-      return new ApiError(r.refused, "No such activation code; check it or ask for a new one");
+      return new DomainError(r.refused, "No such activation code; check it or ask for a new one");
     case "activation_code_used":
       spend();
-      return new ApiError(r.refused, "This code has already linked a phone; ask for a new one");
+      return new DomainError(r.refused, "This code has already linked a phone; ask for a new one");
     case "activation_code_expired":
       spend();
-      return new ApiError(r.refused, "This code has expired; ask for a new one");
+      return new DomainError(r.refused, "This code has expired; ask for a new one");
     case "license_suspended":
-      return new ApiError(r.refused, `The shop's license is suspended (${r.license.reason})`, { license: r.license });
+      return new DomainError(r.refused, `The shop's license is suspended (${r.license.reason})`, { license: r.license });
     case "device_limit_reached":
-      return new ApiError(r.refused, `The shop already has ${r.license.max_devices} phones; unlink one first`, { license: r.license });
+      return new DomainError(r.refused, `The shop already has ${r.license.max_devices} phones; unlink one first`, { license: r.license });
   }
 }

@@ -1,16 +1,17 @@
 // Schema pieces shared by both surfaces. Integers use TypeBox's own Integer: Elysia's `t.Integer`
 // would accept "5" as 5, and the contract wants real JSON integers.
 import { Type, type TSchema } from "@sinclair/typebox";
+import { MAX_AMOUNT } from "../matching/engine";
 import { ApiError, ERROR_CODES, problemBody, type ErrorCode } from "./errors";
+
+export { MAX_AMOUNT };
 
 export { Type as T };
 
 export const Int = (opts: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(opts);
 export const EpochMs = (description = "Epoch milliseconds, UTC") =>
   Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description, examples: [1795262400000] });
-/** contract §2.3 */
 /** contract §2.3: amounts are integer cents from 1 to 100 000 000. */
-export const MAX_AMOUNT = 100_000_000;
 export const Amount = () =>
   Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: "Integer amount in cents (1 to 100 000 000)", examples: [2500] });
 export const Currency = () => Type.String({ description: "Always `PEN`; anything else is `400 unsupported_currency`", examples: ["PEN"] });

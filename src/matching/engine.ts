@@ -1,14 +1,14 @@
 // The matching engine (contract §10): pure functions over plain records. No HTTP, no SQL, no clock
 // of its own: the caller passes `now`. Reading order follows the contract: the window, the
 // candidates, rules 1–5, and the order's side of the same rules.
-import { MAX_AMOUNT } from "../http/schemas";
 import { namesCompatible } from "./names";
 
 /** An order may be paid from 120 s before it was created (the customer was quick)… */
 export const EARLY_PAYMENT_MS = 120_000;
 /** …and unique amounts add k cents, k in 0–99 (contract §10). */
 export const UNIQUE_AMOUNT_MAX_OFFSET = 99;
-export { MAX_AMOUNT } from "../http/schemas";
+/** Amounts are 1 to 100 000 000 cents (contract §2.3). */
+export const MAX_AMOUNT = 100_000_000;
 
 export type OrderStatus = "pending" | "matched" | "cancelled" | "expired";
 

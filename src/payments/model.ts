@@ -1,7 +1,7 @@
 // The payment event (contract §6): its schema, its validated type and the semantic checks that the
 // schema alone cannot express. Shared by POST /device/v1/events and the connector's test payments.
 import type { Static } from "@sinclair/typebox";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { Amount, Currency, EpochMs, Nullable, T } from "../http/schemas";
 import { checkCurrency, invalid, validator } from "../http/validation";
 
@@ -113,7 +113,7 @@ export function withoutNulls(value: unknown, depth: number): unknown {
 /** contract §6: the checks beyond the schema, in this order: kind, currency, occurred_at. */
 export function checkPaymentEvent(body: PaymentEvent, now: number): void {
   if (body.kind !== PAYMENT_RECEIVED) {
-    throw new ApiError("unsupported_event_kind", `Only ${PAYMENT_RECEIVED} is supported, not ${JSON.stringify(body.kind)}`, {
+    throw new DomainError("unsupported_event_kind", `Only ${PAYMENT_RECEIVED} is supported, not ${JSON.stringify(body.kind)}`, {
       errors: [{ field: "/kind", message: `must be ${PAYMENT_RECEIVED}` }],
     });
   }
@@ -122,7 +122,7 @@ export function checkPaymentEvent(body: PaymentEvent, now: number): void {
     throw invalid([{ field: "/occurred_at", message: `is more than ${MAX_FUTURE_MS} ms ahead of server time ${now}` }]);
   }
   if (body.occurred_at < now - MAX_AGE_MS) {
-    throw new ApiError("event_too_old", "occurred_at is more than 30 days ago", {
+    throw new DomainError("event_too_old", "occurred_at is more than 30 days ago", {
       errors: [{ field: "/occurred_at", message: "is more than 30 days ago" }],
     });
   }
