@@ -49,7 +49,7 @@ export function backlogSyncs(seed: { dir: string; meta: SeedMeta }, workDir: str
       const unmatchedBefore = count(amount, from, "unmatched");
       const waiting = unmatchedBefore + count(amount, from, "ambiguous");
       const t0 = performance.now();
-      syncOrders(store, scope, [{ id: `BACKLOG-${days}d`, amount, currency: "PEN", created_at: createdAt, expires_at: now + DAY }], now);
+      store.db.transaction((tx) => syncOrders(tx, scope, [{ id: `BACKLOG-${days}d`, amount, currency: "PEN", created_at: createdAt, expires_at: now + DAY }], now));
       const ms = performance.now() - t0;
       return { daysBack: days, waiting, ms, nowAmbiguous: unmatchedBefore - count(amount, from, "unmatched") };
     });

@@ -3,36 +3,19 @@
 // one log line per request). Tests call app.handle(request); `serve` passes the client address.
 import { Elysia } from "elysia";
 import type { Clock } from "./clock";
+import type { AppDeps } from "./deps";
 import { newId } from "./ids";
 import type { Logger } from "./log";
-import type { EventWriter } from "./payments/event-writer";
-import type { Store } from "./store/db";
-import type { SecretBox } from "./store/secret-box";
 import { ApiError, DomainError, BUSY_RETRY_AFTER_S, isDatabaseBusy, problemResponse } from "./http/errors";
 import { bodyLimitFor, checkDeclaredLength } from "./http/body";
 import { invalid } from "./http/validation";
 import { attachInfo, infoOf, type RequestInfo } from "./http/request-info";
-import type { RateLimiters } from "./http/rate-limit";
 import { docs, docsAssets } from "./system/docs";
 import { healthRoutes } from "./system/health";
 import { deviceRoutes } from "./device";
 import { connectorRoutes } from "./connector";
 
-export interface AppConfig {
-  /** serve --public-url: the base address phones are told to use (contract §4). */
-  publicUrl?: string;
-}
-
-export interface AppDeps {
-  store: Store;
-  clock: Clock;
-  logger: Logger;
-  limiters: RateLimiters;
-  secretBox: SecretBox;
-  config: AppConfig;
-  /** Who commits payment events; by default the calling thread (serve passes its writer thread). */
-  events?: EventWriter;
-}
+export type { AppConfig, AppDeps } from "./deps";
 
 export interface App {
   handle(request: Request, clientAddress?: string): Promise<Response>;
@@ -47,7 +30,7 @@ export function createApp(deps: AppDeps): App {
     .onError(({ request, code, error }) => renderError(request, code, error, deps.logger, methodNotAllowed))
     .use(docsAssets)
     .use(docs())
-    .use(healthRoutes(deps.store, deps.events))
+    .use(healthRoutes(deps.store, deps.writer))
     .use(deviceRoutes(deps))
     .use(connectorRoutes(deps));
 

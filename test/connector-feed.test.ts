@@ -12,11 +12,11 @@ async function shopWithMatches(n: number) {
   const ten = t.tenant();
   const scope = { tenantId: ten.tenant_id, environment: "test" as const };
   const headers = bearer(ten.keys.test);
-  sync(t.store, t.clock, scope, Array.from({ length: n }, (_, i) => order(`F-${i}`, 1000 + i)));
+  await sync(t, scope, Array.from({ length: n }, (_, i) => order(`F-${i}`, 1000 + i)));
   const eventIds: string[] = [];
   for (let i = n - 1; i >= 0; i--) {
     // paid in reverse order of creation: the feed follows the payments (commit order)
-    const p = await pay(t.store, t.clock, scope, { amount: 1000 + i });
+    const p = await pay(t, scope, { amount: 1000 + i });
     expect(p.match.status).toBe("matched");
     eventIds.push(p.eventId);
   }

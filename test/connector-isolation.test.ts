@@ -45,9 +45,9 @@ beforeAll(async () => {
   for (const w of worlds) {
     const scope = { tenantId: w.tenantId, environment: w.env };
     const phone = `dev_${w.name.replace("/", "_")}`; // the world's own phone, registered above
-    const matched = await pay(t.store, t.clock, scope, { amount: 2500, deviceId: phone });
+    const matched = await pay(t, scope, { amount: 2500, deviceId: phone });
     expect(matched.match).toEqual({ status: "matched", order_id: "SHARED-1" }); // its own order, nobody else's
-    const waiting = await pay(t.store, t.clock, scope, { amount: 4321, deviceId: phone, source: "plin" });
+    const waiting = await pay(t, scope, { amount: 4321, deviceId: phone, source: "plin" });
     expect(waiting.match.status).toBe("unmatched");
     w.eventId = waiting.eventId;
     const feed = await t.request("GET", "/connector/v1/matches", { headers: bearer(w.key) });

@@ -22,8 +22,8 @@ function shop() {
 
 test("an ambiguous payment matched by hand to one of two orders, whatever the amounts; it reaches the feed", async () => {
   const s = shop();
-  sync(t.store, t.clock, s.scope, [order("M-1", 2500), order("M-2", 2500), order("M-3", 9999)]);
-  const p = await pay(t.store, t.clock, s.scope, { amount: 2500, payerName: "Ana" });
+  await sync(t, s.scope, [order("M-1", 2500), order("M-2", 2500), order("M-3", 9999)]);
+  const p = await pay(t, s.scope, { amount: 2500, payerName: "Ana" });
   expect(p.match.status).toBe("ambiguous");
 
   const res = await s.match({ order_id: "M-3", event_id: p.eventId });
@@ -39,10 +39,10 @@ test("an ambiguous payment matched by hand to one of two orders, whatever the am
 test("an unmatched payment can be matched to an expired order", async () => {
   const s = shop();
   const now = t.clock.now();
-  sync(t.store, t.clock, s.scope, [order("X-1", 2500, { created_at: now - 3 * HOUR, expires_at: now - HOUR })]);
-  const p = await pay(t.store, t.clock, s.scope, { amount: 2500, occurredAt: now - 30 * 60_000 });
+  await sync(t, s.scope, [order("X-1", 2500, { created_at: now - 3 * HOUR, expires_at: now - HOUR })]);
+  const p = await pay(t, s.scope, { amount: 2500, occurredAt: now - 30 * 60_000 });
   expect(p.match.status).toBe("unmatched"); // the order had expired: no automatic match
-  sweepExpiredOrders(t.store, now);
+  await sweepExpiredOrders(t.store.db, t.writer, now);
   const res = await s.match({ order_id: "X-1", event_id: p.eventId });
   expect(res.status).toBe(201);
   expect((await s.getOrder("X-1")).body.status).toBe("matched");
@@ -51,9 +51,9 @@ test("an unmatched payment can be matched to an expired order", async () => {
 describe("refusals", () => {
   test("either side already matched: 409 already_matched with the existing match; repeating is harmless", async () => {
     const s = shop();
-    sync(t.store, t.clock, s.scope, [order("A-1", 2500), order("A-2", 7000)]);
-    const auto = await pay(t.store, t.clock, s.scope, { amount: 2500 });
-    const loose = await pay(t.store, t.clock, s.scope, { amount: 1234 });
+    await sync(t, s.scope, [order("A-1", 2500), order("A-2", 7000)]);
+    const auto = await pay(t, s.scope, { amount: 2500 });
+    const loose = await pay(t, s.scope, { amount: 1234 });
     const orderTaken = await s.match({ order_id: "A-1", event_id: loose.eventId });
     expect(orderTaken.status).toBe(409);
     expect(orderTaken.body).toMatchObject({ code: "already_matched", order_id: "A-1", match: { order_id: "A-1", event_id: auto.eventId } });
@@ -71,8 +71,8 @@ describe("refusals", () => {
 
   test("unknown order or event: 404", async () => {
     const s = shop();
-    sync(t.store, t.clock, s.scope, [order("K-1", 100)]);
-    const p = await pay(t.store, t.clock, s.scope, { amount: 555 });
+    await sync(t, s.scope, [order("K-1", 100)]);
+    const p = await pay(t, s.scope, { amount: 555 });
     const noOrder = await s.match({ order_id: "NOPE", event_id: p.eventId });
     expect(noOrder.status).toBe(404);
     expect(noOrder.body.code).toBe("order_not_found");
@@ -83,9 +83,9 @@ describe("refusals", () => {
 
   test("a cancelled order: 409 order_cancelled; a duplicate event: 409 event_is_duplicate", async () => {
     const s = shop();
-    sync(t.store, t.clock, s.scope, [order("C-1", 100, { status: "cancelled" }), order("C-2", 100)]);
-    const p = await pay(t.store, t.clock, s.scope, { amount: 555, reference: "R1", deviceId: "dev_1" });
-    const dup = await pay(t.store, t.clock, s.scope, { amount: 555, reference: "R1", deviceId: "dev_2" });
+    await sync(t, s.scope, [order("C-1", 100, { status: "cancelled" }), order("C-2", 100)]);
+    const p = await pay(t, s.scope, { amount: 555, reference: "R1", deviceId: "dev_1" });
+    const dup = await pay(t, s.scope, { amount: 555, reference: "R1", deviceId: "dev_2" });
     expect(dup.match.status).toBe("duplicate");
     const cancelled = await s.match({ order_id: "C-1", event_id: p.eventId });
     expect(cancelled.status).toBe(409);
@@ -97,9 +97,9 @@ describe("refusals", () => {
 
   test("two phones with the same event_id: device_id picks one", async () => {
     const s = shop();
-    sync(t.store, t.clock, s.scope, [order("S-1", 100)]);
-    await pay(t.store, t.clock, s.scope, { amount: 321, eventId: "same-id", deviceId: "dev_x", source: "plin" });
-    await pay(t.store, t.clock, s.scope, { amount: 322, eventId: "same-id", deviceId: "dev_y" });
+    await sync(t, s.scope, [order("S-1", 100)]);
+    await pay(t, s.scope, { amount: 321, eventId: "same-id", deviceId: "dev_x", source: "plin" });
+    await pay(t, s.scope, { amount: 322, eventId: "same-id", deviceId: "dev_y" });
     const unclear = await s.match({ order_id: "S-1", event_id: "same-id" });
     expect(unclear.status).toBe(400);
     expect(unclear.body.errors[0].field).toBe("/device_id");

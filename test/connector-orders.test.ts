@@ -174,7 +174,7 @@ describe("matched orders", () => {
   test("cannot be re-priced or cancelled (409 order_already_matched with order_id, nothing of the batch stored); other fields may change", async () => {
     const s = shop();
     await s.sync([{ id: "P-1", amount: 2500, currency: "PEN" }]);
-    const p = await pay(t.store, t.clock, s.scope, { amount: 2500 });
+    const p = await pay(t, s.scope, { amount: 2500 });
     expect(p.match.status).toBe("matched");
 
     const exact = await s.sync([{ id: "P-1", amount: 2500, currency: "PEN" }]);
@@ -217,15 +217,25 @@ describe("GET /connector/v1/orders/{id}", () => {
 
 describe("another write holds the database", () => {
   test("503 service_unavailable with Retry-After, nothing stored, and the same sync succeeds afterwards", async () => {
-    const s = shop();
-    const res = await whileDatabaseLocked(t.store, () => s.sync(many(3)));
-    expect(res.status).toBe(503);
-    expect(res.headers.get("retry-after")).toBe("2");
-    expect(res.body).toEqual({ title: "Service unavailable", status: 503, code: "service_unavailable", request_id: res.headers.get("x-request-id") });
-    expect(t.logs.at(-2)).toContain("database busy");
-    expect((await s.get("ORD-0")).status).toBe(404);
-    const again = await s.sync(many(3));
-    expect(again.status).toBe(200);
-    expect(again.body.orders).toHaveLength(3);
+    // A CLI command holds the lock; the writer waits 50 ms for it instead of 5 s.
+    const busy = await makeTestApp({ busyTimeoutMs: 50 });
+    try {
+      const headers = bearer(busy.tenant().keys.live);
+      const s = {
+        sync: (orders: unknown[]) => busy.request("POST", "/connector/v1/orders", { headers, body: { orders } }),
+        get: (id: string) => busy.request("GET", `/connector/v1/orders/${encodeURIComponent(id)}`, { headers }),
+      };
+      const res = await whileDatabaseLocked(busy.store, () => s.sync(many(3)));
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("2");
+      expect(res.body).toEqual({ title: "Service unavailable", status: 503, code: "service_unavailable", request_id: res.headers.get("x-request-id") });
+      expect(busy.logs.at(-2)).toContain("database busy");
+      expect((await s.get("ORD-0")).status).toBe(404);
+      const again = await s.sync(many(3));
+      expect(again.status).toBe(200);
+      expect(again.body.orders).toHaveLength(3);
+    } finally {
+      await busy.close();
+    }
   });
 });

@@ -14,11 +14,11 @@ describe("GET /connector/v1/events", () => {
     const ten = t.tenant();
     const scope = { tenantId: ten.tenant_id, environment: "test" as const };
     const headers = bearer(ten.keys.test);
-    sync(t.store, t.clock, scope, [order("V-1", 2500), order("V-2", 3000), order("V-3", 3000)]);
-    const matched = await pay(t.store, t.clock, scope, { amount: 2500, payerName: "Ana", reference: "OP-9", deviceId: "dev_a", securityCode: "123" });
-    const unmatched = await pay(t.store, t.clock, scope, { amount: 7777, deviceId: "dev_a" });
-    const ambiguous = await pay(t.store, t.clock, scope, { amount: 3000, deviceId: "dev_a", source: "plin" });
-    const duplicate = await pay(t.store, t.clock, scope, { amount: 2500, payerName: "Ana", reference: "OP-9", deviceId: "dev_b", securityCode: "123" });
+    await sync(t, scope, [order("V-1", 2500), order("V-2", 3000), order("V-3", 3000)]);
+    const matched = await pay(t, scope, { amount: 2500, payerName: "Ana", reference: "OP-9", deviceId: "dev_a", securityCode: "123" });
+    const unmatched = await pay(t, scope, { amount: 7777, deviceId: "dev_a" });
+    const ambiguous = await pay(t, scope, { amount: 3000, deviceId: "dev_a", source: "plin" });
+    const duplicate = await pay(t, scope, { amount: 2500, payerName: "Ana", reference: "OP-9", deviceId: "dev_b", securityCode: "123" });
     expect([matched, unmatched, ambiguous, duplicate].map((p) => p.match.status)).toEqual(["matched", "unmatched", "ambiguous", "duplicate"]);
 
     const all = await t.request("GET", "/connector/v1/events", { headers });
@@ -59,12 +59,12 @@ describe("GET /connector/v1/events", () => {
   test("a waiting event's status follows re-evaluation", async () => {
     const ten = t.tenant();
     const scope = { tenantId: ten.tenant_id, environment: "test" as const };
-    const p = await pay(t.store, t.clock, scope, { amount: 4200 });
+    const p = await pay(t, scope, { amount: 4200 });
     const status = async () => (await t.request("GET", "/connector/v1/events", { headers: bearer(ten.keys.test) })).body.data[0].match_status;
     expect(await status()).toBe("unmatched");
-    sync(t.store, t.clock, scope, [order("W-1", 4200, { created_at: t.clock.now() - MIN }), order("W-2", 4200, { created_at: t.clock.now() - MIN })]);
+    await sync(t, scope, [order("W-1", 4200, { created_at: t.clock.now() - MIN }), order("W-2", 4200, { created_at: t.clock.now() - MIN })]);
     expect(await status()).toBe("ambiguous");
-    sync(t.store, t.clock, scope, [order("W-1", 4200, { created_at: t.clock.now() - MIN, status: "cancelled" })]);
+    await sync(t, scope, [order("W-1", 4200, { created_at: t.clock.now() - MIN, status: "cancelled" })]);
     expect(await status()).toBe("matched");
     expect(p.match.status).toBe("unmatched"); // the first answer stays what it was
   });

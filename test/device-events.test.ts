@@ -291,16 +291,23 @@ test("the match is decided and written in the storing transaction: an event that
 
 describe("another write holds the database", () => {
   test("the phone gets 503 service_unavailable with Retry-After; the same event is stored when it retries", async () => {
-    const phone = await activatePhone(t);
-    const ev = paymentEvent(t, {});
-    const res = await whileDatabaseLocked(t.store, () => postEvent(t, phone, ev));
-    expect(res.status).toBe(503);
-    expect(res.headers.get("retry-after")).toBe("2");
-    expect(res.body.code).toBe("service_unavailable");
-    expect(rowsOf(phone.deviceId)).toHaveLength(0);
-    const retry = await postEvent(t, phone, ev);
-    expect(retry.status).toBe(201);
-    expect(retry.headers.get("idempotent-replayed")).toBeNull();
-    expect(rowsOf(phone.deviceId)).toHaveLength(1);
+    // A CLI command holds the lock; the writer waits 50 ms for it instead of 5 s.
+    const busy = await makeTestApp({ busyTimeoutMs: 50 });
+    try {
+      const phone = await activatePhone(busy);
+      const ev = paymentEvent(busy, {});
+      const stored = () => busy.store.sqlite.query("SELECT seq FROM events WHERE device_id = ?").all(phone.deviceId);
+      const res = await whileDatabaseLocked(busy.store, () => postEvent(busy, phone, ev));
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("2");
+      expect(res.body.code).toBe("service_unavailable");
+      expect(stored()).toHaveLength(0);
+      const retry = await postEvent(busy, phone, ev);
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get("idempotent-replayed")).toBeNull();
+      expect(stored()).toHaveLength(1);
+    } finally {
+      await busy.close();
+    }
   });
 });

@@ -264,12 +264,12 @@ describe("/healthz and /docs", () => {
     const ok = await own.request("GET", "/healthz");
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ status: "ok", version: expect.any(String) });
-    own.store.close();
+    own.reader.close(); // the app's connection
     const down = await own.request("GET", "/healthz");
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ status: "unavailable", version: ok.body.version });
     expect(down.headers.get("x-request-id")).toMatch(/^req_/);
-    own.close();
+    await own.close();
   });
 
   test("/docs names no other host, and every script and stylesheet it names loads", async () => {

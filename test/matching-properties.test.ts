@@ -15,8 +15,7 @@
 //   payments is left for a person.
 import { afterAll, expect, test } from "bun:test";
 import fc from "fast-check";
-import { manualMatch } from "../src/connector/matches.service";
-import { syncOrders, type OrderInput } from "../src/connector/orders.service";
+import type { OrderInput } from "../src/connector/orders.service";
 import { DomainError } from "../src/errors";
 import { sweepExpiredOrders } from "../src/matching/service";
 import { ingestPayment } from "../src/payments/ingest";
@@ -232,7 +231,7 @@ test("matching invariants hold over random interleavings", async () => {
               expires_at: now + o.created + o.ttl,
             }));
             const seen = new Set<string>();
-            syncOrders(store, scopes[op.scope]!, inputs.filter((o) => !seen.has(o.id) && seen.add(o.id)), now);
+            await t.writer.run("syncOrders", { scope: scopes[op.scope]!, orders: inputs.filter((o) => !seen.has(o.id) && seen.add(o.id)), now });
           } else if (op.kind === "pay") {
             const scope = scopes[op.scope]!;
             const deviceId = op.device === null ? null : `dev_${scope.tenantId}_${scope.environment}_${op.device}`;
@@ -248,25 +247,27 @@ test("matching invariants hold over random interleavings", async () => {
               now,
             );
             sent.push({ scope, deviceId, event });
-            const r = await ingestPayment({ store, clock }, { ...scope, deviceId }, event);
+            const r = await ingestPayment(t, { ...scope, deviceId }, event);
             expect(r.status).toBe(201);
           } else if (op.kind === "repeat" && sent.length > 0) {
             // the same event again: from the same phone a replay, from another phone a duplicate
             const s = sent[op.index % sent.length]!;
             const deviceId = op.otherDevice ? `${s.deviceId ?? "dev_x"}_other` : s.deviceId;
-            const r = await ingestPayment({ store, clock }, { ...s.scope, deviceId }, s.event);
+            const r = await ingestPayment(t, { ...s.scope, deviceId }, s.event);
             if (!op.otherDevice) expect(r.replayed).toBe(true);
             else if (s.deviceId !== null) expect(r.replayed ? "replayed" : (r.body.match as { status: string }).status).not.toBe("matched");
           } else if (op.kind === "advance") {
             clock.advance(op.ms);
           } else if (op.kind === "sweep") {
-            sweepExpiredOrders(store, now);
+            await sweepExpiredOrders(store.db, t.writer, now);
           } else if (op.kind === "fold") {
-            moveRecentEvents(store, Number.MAX_SAFE_INTEGER); // all so far: later repeats meet both partitions
+            store.db.transaction((tx) => moveRecentEvents(tx, Number.MAX_SAFE_INTEGER)); // all so far: later repeats meet both partitions
           } else if (op.kind === "manual") {
             const scope = scopes[op.scope]!;
             const mine = sent.filter((s) => s.scope === scope);
-            if (mine.length > 0) manualMatch(store, scope, { order_id: op.order, event_id: mine[op.event % mine.length]!.event.event_id }, now);
+            if (mine.length > 0) {
+              await t.writer.run("manualMatch", { scope, request: { order_id: op.order, event_id: mine[op.event % mine.length]!.event.event_id }, now });
+            }
           }
         } catch (e) {
           if (!(e instanceof DomainError) || e.status >= 500) throw e; // 4xx outcomes are part of the game

@@ -23,72 +23,72 @@ beforeEach(() => {
 
 describe("a payment and its order", () => {
   test("a payment with one candidate matches at once", async () => {
-    sync(store, clock, scope, [order("A-1", 2500)]);
-    const p = await pay(store, clock, scope, { amount: 2500 });
+    await sync(t, scope, [order("A-1", 2500)]);
+    const p = await pay(t, scope, { amount: 2500 });
     expect(p.match).toEqual({ status: "matched", order_id: "A-1" });
     expect(orderRow(store, scope, "A-1")!.status).toBe("matched");
     expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "A-1" });
   });
 
   test("a payment before its order waits, and matches when the order is synced", async () => {
-    const p = await pay(store, clock, scope, { amount: 2500, payerName: "Yanina Man*" });
+    const p = await pay(t, scope, { amount: 2500, payerName: "Yanina Man*" });
     expect(p.match.status).toBe("unmatched");
     clock.advance(30_000);
-    const [o] = sync(store, clock, scope, [order("A-1", 2500, { created_at: clock.now() - 60_000 })]);
+    const [o] = await sync(t, scope, [order("A-1", 2500, { created_at: clock.now() - 60_000 })]);
     expect(o!.status).toBe("matched");
     expect(o!.match).toMatchObject({ event_id: p.eventId, method: "auto", amount: 2500 });
     expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "A-1" });
   });
 
   test("a payment more than 120 s before the order was created does not match it", async () => {
-    const p = await pay(store, clock, scope, { amount: 2500, occurredAt: clock.now() - 120_001 });
-    sync(store, clock, scope, [order("A-1", 2500, { created_at: clock.now() })]);
+    const p = await pay(t, scope, { amount: 2500, occurredAt: clock.now() - 120_001 });
+    await sync(t, scope, [order("A-1", 2500, { created_at: clock.now() })]);
     expect(eventRow(store, p.eventId)!.match_status).toBe("unmatched");
     expect(orderRow(store, scope, "A-1")!.status).toBe("pending");
   });
 
   test("a payment exactly 120 s before the order was created matches it", async () => {
-    const p = await pay(store, clock, scope, { amount: 2500, occurredAt: clock.now() - 120_000 });
-    sync(store, clock, scope, [order("A-1", 2500, { created_at: clock.now() })]);
+    const p = await pay(t, scope, { amount: 2500, occurredAt: clock.now() - 120_000 });
+    await sync(t, scope, [order("A-1", 2500, { created_at: clock.now() })]);
     expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "A-1" });
   });
 
   test("two orders of S/ 25.00 at the same moment: the payment is ambiguous, nothing is marked paid", async () => {
-    sync(store, clock, scope, [order("A-1", 2500), order("A-2", 2500)]);
-    const p = await pay(store, clock, scope, { amount: 2500 });
+    await sync(t, scope, [order("A-1", 2500), order("A-2", 2500)]);
+    const p = await pay(t, scope, { amount: 2500 });
     expect(p.match).toEqual({ status: "ambiguous", order_id: null });
     expect(orderRow(store, scope, "A-1")!.status).toBe("pending");
     expect(orderRow(store, scope, "A-2")!.status).toBe("pending");
   });
 
   test("cancelling one of two candidates settles the waiting payment on the other", async () => {
-    sync(store, clock, scope, [order("A-1", 2500), order("A-2", 2500)]);
-    const p = await pay(store, clock, scope, { amount: 2500 });
-    const [a1, a2] = sync(store, clock, scope, [order("A-1", 2500, { status: "cancelled" }), order("A-2", 2500)]);
+    await sync(t, scope, [order("A-1", 2500), order("A-2", 2500)]);
+    const p = await pay(t, scope, { amount: 2500 });
+    const [a1, a2] = await sync(t, scope, [order("A-1", 2500, { status: "cancelled" }), order("A-2", 2500)]);
     expect(a1!.status).toBe("cancelled");
     expect(a2!.status).toBe("matched");
     expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "A-2" });
   });
 
   test("an order that could take two waiting payments is left for a person", async () => {
-    const p1 = await pay(store, clock, scope, { amount: 2500 });
-    const p2 = await pay(store, clock, scope, { amount: 2500, source: "plin" });
-    const [o] = sync(store, clock, scope, [order("A-1", 2500, { created_at: clock.now() - MIN })]);
+    const p1 = await pay(t, scope, { amount: 2500 });
+    const p2 = await pay(t, scope, { amount: 2500, source: "plin" });
+    const [o] = await sync(t, scope, [order("A-1", 2500, { created_at: clock.now() - MIN })]);
     expect(o!.status).toBe("pending");
     expect(eventRow(store, p1.eventId)!.match_status).toBe("ambiguous");
     expect(eventRow(store, p2.eventId)!.match_status).toBe("ambiguous");
     // a new payment is decided from its own side (rules 1–5): A-1 is its only candidate
-    const p3 = await pay(store, clock, scope, { amount: 2500, source: "bbva" });
+    const p3 = await pay(t, scope, { amount: 2500, source: "bbva" });
     expect(p3.match).toEqual({ status: "matched", order_id: "A-1" });
     expect(eventRow(store, p1.eventId)!.match_status).toBe("ambiguous");
     expect(eventRow(store, p2.eventId)!.match_status).toBe("ambiguous");
   });
 
   test("a new payment is decided from its own side: a waiting payment that fits the same order does not make it ambiguous", async () => {
-    sync(store, clock, scope, [order("S-1", 8100, { customer_name: "Ana Lopez" }), order("S-2", 8100, { customer_name: "Ana Ruiz" })]);
-    const first = await pay(store, clock, scope, { amount: 8100, payerName: "Ana" });
+    await sync(t, scope, [order("S-1", 8100, { customer_name: "Ana Lopez" }), order("S-2", 8100, { customer_name: "Ana Ruiz" })]);
+    const first = await pay(t, scope, { amount: 8100, payerName: "Ana" });
     expect(first.match).toEqual({ status: "ambiguous", order_id: null });
-    const second = await pay(store, clock, scope, { amount: 8100, payerName: "Ana L*", source: "plin" });
+    const second = await pay(t, scope, { amount: 8100, payerName: "Ana L*", source: "plin" });
     expect(second.match).toEqual({ status: "matched", order_id: "S-1" }); // rule 3
     expect(orderRow(store, scope, "S-1")!.status).toBe("matched");
     expect(orderRow(store, scope, "S-2")!.status).toBe("pending");
@@ -96,36 +96,36 @@ describe("a payment and its order", () => {
   });
 
   test("the order's side uses the same rules: the waiting payment with the customer's name wins", async () => {
-    const p1 = await pay(store, clock, scope, { amount: 2500, payerName: "Luis Q*" });
-    const p2 = await pay(store, clock, scope, { amount: 2500, payerName: "Yanina Man*", source: "plin" });
-    sync(store, clock, scope, [order("A-1", 2500, { created_at: clock.now() - MIN, customer_name: "Yanina Manrique López" })]);
+    const p1 = await pay(t, scope, { amount: 2500, payerName: "Luis Q*" });
+    const p2 = await pay(t, scope, { amount: 2500, payerName: "Yanina Man*", source: "plin" });
+    await sync(t, scope, [order("A-1", 2500, { created_at: clock.now() - MIN, customer_name: "Yanina Manrique López" })]);
     expect(eventRow(store, p2.eventId)).toMatchObject({ match_status: "matched", order_id: "A-1" });
     expect(eventRow(store, p1.eventId)!.match_status).not.toBe("matched");
   });
 
   test("re-pricing a pending order re-evaluates payments of the new amount", async () => {
-    sync(store, clock, scope, [order("A-1", 2500)]);
-    const p = await pay(store, clock, scope, { amount: 3000 });
+    await sync(t, scope, [order("A-1", 2500)]);
+    const p = await pay(t, scope, { amount: 3000 });
     expect(p.match.status).toBe("unmatched");
-    const [o] = sync(store, clock, scope, [order("A-1", 3000)]);
+    const [o] = await sync(t, scope, [order("A-1", 3000)]);
     expect(o!.status).toBe("matched");
   });
 
   test("a duplicate from a second phone never matches", async () => {
-    const first = await pay(store, clock, scope, { amount: 2500, reference: "OP-1", deviceId: "dev_phone1" });
-    const dup = await pay(store, clock, scope, { amount: 2500, reference: "OP-1", deviceId: "dev_phone2" });
+    const first = await pay(t, scope, { amount: 2500, reference: "OP-1", deviceId: "dev_phone1" });
+    const dup = await pay(t, scope, { amount: 2500, reference: "OP-1", deviceId: "dev_phone2" });
     expect(first.match.status).toBe("unmatched");
     expect(dup.match.status).toBe("duplicate");
-    const [o] = sync(store, clock, scope, [order("A-1", 2500, { created_at: clock.now() - MIN })]);
+    const [o] = await sync(t, scope, [order("A-1", 2500, { created_at: clock.now() - MIN })]);
     expect(o!.match!.event_id).toBe(first.eventId); // the duplicate is no rival
     expect(eventRow(store, dup.eventId)!.match_status).toBe("duplicate");
   });
 
   test("a second phone reporting an already matched payment: duplicate, no second match", async () => {
-    sync(store, clock, scope, [order("A-1", 2500)]);
+    await sync(t, scope, [order("A-1", 2500)]);
     const before = matchCount(store);
-    const first = await pay(store, clock, scope, { amount: 2500, payerName: "Ana", deviceId: "dev_p1" });
-    const second = await pay(store, clock, scope, { amount: 2500, payerName: "Ana", deviceId: "dev_p2", occurredAt: clock.now() - 30_000 });
+    const first = await pay(t, scope, { amount: 2500, payerName: "Ana", deviceId: "dev_p1" });
+    const second = await pay(t, scope, { amount: 2500, payerName: "Ana", deviceId: "dev_p2", occurredAt: clock.now() - 30_000 });
     expect(first.match.status).toBe("matched");
     expect(second.match.status).toBe("duplicate");
     expect(matchCount(store)).toBe(before + 1);
@@ -140,8 +140,8 @@ describe("time ranges across hours", () => {
 
   test("two phones' reports 100 s apart on either side of an hour are one payment", async () => {
     const h = pastHour();
-    const first = await pay(store, clock, scope, { amount: 1990, payerName: "Ana Q.", deviceId: "dev_hour_a", occurredAt: h - 50_000 });
-    const second = await pay(store, clock, scope, { amount: 1990, payerName: "Ana Q.", deviceId: "dev_hour_b", occurredAt: h + 50_000 });
+    const first = await pay(t, scope, { amount: 1990, payerName: "Ana Q.", deviceId: "dev_hour_a", occurredAt: h - 50_000 });
+    const second = await pay(t, scope, { amount: 1990, payerName: "Ana Q.", deviceId: "dev_hour_b", occurredAt: h + 50_000 });
     expect(first.match.status).toBe("unmatched");
     expect(second.match.status).toBe("duplicate");
     expect(eventRow(store, second.eventId)!.duplicate_of).toBe(first.eventId);
@@ -149,15 +149,15 @@ describe("time ranges across hours", () => {
 
   test("a payment 100 s before an order created just after the hour matches it when the order is synced", async () => {
     const h = pastHour();
-    const p = await pay(store, clock, scope, { amount: 3100, occurredAt: h - 90_000 });
-    sync(store, clock, scope, [order("H-1", 3100, { created_at: h + 10_000, expires_at: clock.now() + HOUR })]);
+    const p = await pay(t, scope, { amount: 3100, occurredAt: h - 90_000 });
+    await sync(t, scope, [order("H-1", 3100, { created_at: h + 10_000, expires_at: clock.now() + HOUR })]);
     expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "H-1" });
   });
 
   test("the same, the other way round: the stored report just after the hour, the new one just before", async () => {
     const h = pastHour();
-    const first = await pay(store, clock, scope, { amount: 1991, payerName: "Ana Q.", deviceId: "dev_hour_c", occurredAt: h + 50_000 });
-    const second = await pay(store, clock, scope, { amount: 1991, payerName: "Ana Q.", deviceId: "dev_hour_d", occurredAt: h - 50_000 });
+    const first = await pay(t, scope, { amount: 1991, payerName: "Ana Q.", deviceId: "dev_hour_c", occurredAt: h + 50_000 });
+    const second = await pay(t, scope, { amount: 1991, payerName: "Ana Q.", deviceId: "dev_hour_d", occurredAt: h - 50_000 });
     expect(second.match.status).toBe("duplicate");
     expect(eventRow(store, second.eventId)!.duplicate_of).toBe(first.eventId);
   });
@@ -166,10 +166,10 @@ describe("time ranges across hours", () => {
     const h = pastHour() - 6 * HOUR;
     // Other payments of the shop before and after, so that the hours searched are not narrowed to
     // the one payment's hour by the shop's first and last event.
-    await pay(store, clock, scope, { amount: 9900, occurredAt: h - 3 * HOUR });
-    await pay(store, clock, scope, { amount: 9901, occurredAt: pastHour() + HOUR });
-    const p = await pay(store, clock, scope, { amount: 3200, occurredAt: h + 2 * HOUR + 30 * MIN });
-    sync(store, clock, scope, [order("H-2", 3200, { created_at: h, expires_at: clock.now() + 365 * 24 * HOUR })]);
+    await pay(t, scope, { amount: 9900, occurredAt: h - 3 * HOUR });
+    await pay(t, scope, { amount: 9901, occurredAt: pastHour() + HOUR });
+    const p = await pay(t, scope, { amount: 3200, occurredAt: h + 2 * HOUR + 30 * MIN });
+    await sync(t, scope, [order("H-2", 3200, { created_at: h, expires_at: clock.now() + 365 * 24 * HOUR })]);
     expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "H-2" });
   });
 
@@ -179,13 +179,13 @@ describe("time ranges across hours", () => {
     const end = Math.ceil((clock.now() + 2 * MIN) / HOUR) * HOUR;
     clock.set(end - MIN);
     const start = end - 2 * HOUR;
-    const before = await pay(store, clock, scope, { amount: 3301, occurredAt: start - 1 });
-    const atStart = await pay(store, clock, scope, { amount: 3302, occurredAt: start });
-    const atEnd = await pay(store, clock, scope, { amount: 3303, occurredAt: end });
-    const after = await pay(store, clock, scope, { amount: 3304, occurredAt: end + 1 });
+    const before = await pay(t, scope, { amount: 3301, occurredAt: start - 1 });
+    const atStart = await pay(t, scope, { amount: 3302, occurredAt: start });
+    const atEnd = await pay(t, scope, { amount: 3303, occurredAt: end });
+    const after = await pay(t, scope, { amount: 3304, occurredAt: end + 1 });
     // created_at − 120 s is exactly the start hour; expires_at is exactly the end hour.
     const window = { created_at: start + 120_000, expires_at: end };
-    sync(store, clock, scope, [3301, 3302, 3303, 3304].map((amount) => order(`W-${amount}`, amount, window)));
+    await sync(t, scope, [3301, 3302, 3303, 3304].map((amount) => order(`W-${amount}`, amount, window)));
     expect(eventRow(store, before.eventId)!.match_status).toBe("unmatched");
     expect(eventRow(store, atStart.eventId)).toMatchObject({ match_status: "matched", order_id: "W-3302" });
     expect(eventRow(store, atEnd.eventId)).toMatchObject({ match_status: "matched", order_id: "W-3303" });
@@ -196,80 +196,80 @@ describe("time ranges across hours", () => {
 describe("expiry", () => {
   test("exactly at expires_at an order still matches; 1 ms later it does not", async () => {
     const now = clock.now();
-    sync(store, clock, scope, [order("A-1", 2500, { created_at: now - HOUR, expires_at: now + MIN }), order("A-2", 2600, { created_at: now - HOUR, expires_at: now + MIN })]);
+    await sync(t, scope, [order("A-1", 2500, { created_at: now - HOUR, expires_at: now + MIN }), order("A-2", 2600, { created_at: now - HOUR, expires_at: now + MIN })]);
     clock.set(now + MIN);
-    expect((await pay(store, clock, scope, { amount: 2500 })).match.status).toBe("matched");
+    expect((await pay(t, scope, { amount: 2500 })).match.status).toBe("matched");
     clock.set(now + MIN + 1);
-    expect((await pay(store, clock, scope, { amount: 2600, occurredAt: now + MIN })).match.status).toBe("unmatched");
+    expect((await pay(t, scope, { amount: 2600, occurredAt: now + MIN })).match.status).toBe("unmatched");
     clock.set(now);
   });
 
   test("an expired order stops matching without the sweeper, and the sweeper settles what it kept ambiguous", async () => {
     const now = clock.now();
-    sync(store, clock, scope, [
+    await sync(t, scope, [
       order("A-1", 2500, { created_at: now - HOUR, expires_at: now + MIN }),
       order("A-2", 2500, { created_at: now - HOUR, expires_at: now + HOUR }),
     ]);
-    const p = await pay(store, clock, scope, { amount: 2500 });
+    const p = await pay(t, scope, { amount: 2500 });
     expect(p.match.status).toBe("ambiguous");
     clock.set(now + MIN + 1);
     // reads as expired at once
-    expect(sync(store, clock, scope, [order("A-1", 2500)])[0]!.status).toBe("expired");
+    expect((await sync(t, scope, [order("A-1", 2500)]))[0]!.status).toBe("expired");
     expect(orderRow(store, scope, "A-1")!.status).toBe("pending"); // not recorded yet: nothing changed
-    const swept = sweepExpiredOrders(store, clock.now());
+    const swept = await sweepExpiredOrders(store.db, t.writer, clock.now());
     expect(swept).toBeGreaterThanOrEqual(1);
     expect(orderRow(store, scope, "A-1")!.status).toBe("expired");
     expect(eventRow(store, p.eventId)).toMatchObject({ match_status: "matched", order_id: "A-2" });
-    expect(sweepExpiredOrders(store, clock.now())).toBe(0); // idempotent
+    expect(await sweepExpiredOrders(store.db, t.writer, clock.now())).toBe(0); // idempotent
     clock.set(now);
   });
 
-  test("the sweeper works through any number of orders, in batches", () => {
+  test("the sweeper works through any number of orders, in batches", async () => {
     const now = clock.now();
-    sync(store, clock, scope, Array.from({ length: 450 }, (_, i) => order(`S-${i}`, 10_000 + i, { created_at: now - HOUR, expires_at: now + MIN })));
-    sweepExpiredOrders(store, now + MIN);
+    await sync(t, scope, Array.from({ length: 450 }, (_, i) => order(`S-${i}`, 10_000 + i, { created_at: now - HOUR, expires_at: now + MIN })));
+    await sweepExpiredOrders(store.db, t.writer, now + MIN);
     expect(orderRow(store, scope, "S-0")!.status).toBe("pending"); // exactly at expires_at: still pending
-    const swept = sweepExpiredOrders(store, now + MIN + 1);
+    const swept = await sweepExpiredOrders(store.db, t.writer, now + MIN + 1);
     expect(swept).toBeGreaterThanOrEqual(450);
     expect(orderRow(store, scope, "S-449")!.status).toBe("expired");
-    expect(sweepExpiredOrders(store, now + MIN + 1)).toBe(0);
+    expect(await sweepExpiredOrders(store.db, t.writer, now + MIN + 1)).toBe(0);
   });
 
   test("extending an expired order reopens it and matches what waited", async () => {
     const now = clock.now();
-    sync(store, clock, scope, [order("A-1", 2500, { created_at: now - 2 * HOUR, expires_at: now - HOUR })]);
-    const p = await pay(store, clock, scope, { amount: 2500, occurredAt: now - 90 * MIN });
+    await sync(t, scope, [order("A-1", 2500, { created_at: now - 2 * HOUR, expires_at: now - HOUR })]);
+    const p = await pay(t, scope, { amount: 2500, occurredAt: now - 90 * MIN });
     expect(p.match.status).toBe("unmatched");
-    const [o] = sync(store, clock, scope, [order("A-1", 2500, { created_at: now - 2 * HOUR, expires_at: now + HOUR })]);
+    const [o] = await sync(t, scope, [order("A-1", 2500, { created_at: now - 2 * HOUR, expires_at: now + HOUR })]);
     expect(o!.status).toBe("matched");
   });
 });
 
 describe("unique amounts", () => {
   test("two orders of S/ 25.00 get 2500 and 2501; re-syncs keep them; a payment of 2501 matches the second", async () => {
-    const [a, b] = sync(store, clock, scope, [order("A-1", 2500, { unique_amount: true }), order("A-2", 2500, { unique_amount: true })]);
+    const [a, b] = await sync(t, scope, [order("A-1", 2500, { unique_amount: true }), order("A-2", 2500, { unique_amount: true })]);
     expect([a!.expected_amount, b!.expected_amount]).toEqual([2500, 2501]);
     clock.advance(1000);
     // re-sent in the other order: still the same amounts
-    const [b2, a2] = sync(store, clock, scope, [order("A-2", 2500, { unique_amount: true }), order("A-1", 2500, { unique_amount: true })]);
+    const [b2, a2] = await sync(t, scope, [order("A-2", 2500, { unique_amount: true }), order("A-1", 2500, { unique_amount: true })]);
     expect([a2!.expected_amount, b2!.expected_amount]).toEqual([2500, 2501]);
-    const p = await pay(store, clock, scope, { amount: 2501 });
+    const p = await pay(t, scope, { amount: 2501 });
     expect(p.match).toEqual({ status: "matched", order_id: "A-2" });
     // 2501 is free again (A-2 is no longer pending): the smallest free k is reused
-    const [c] = sync(store, clock, scope, [order("A-3", 2500, { unique_amount: true })]);
+    const [c] = await sync(t, scope, [order("A-3", 2500, { unique_amount: true })]);
     expect(c!.expected_amount).toBe(2501);
   });
 
-  test("a plain order's amount counts as held", () => {
-    const [, u] = sync(store, clock, scope, [order("P-1", 4000), order("U-1", 4000, { unique_amount: true })]);
+  test("a plain order's amount counts as held", async () => {
+    const [, u] = await sync(t, scope, [order("P-1", 4000), order("U-1", 4000, { unique_amount: true })]);
     expect(u!.expected_amount).toBe(4001);
   });
 
-  test("none free: 409 unique_amount_unavailable with order_id, and nothing of the batch is stored", () => {
-    sync(store, clock, scope, Array.from({ length: 100 }, (_, k) => order(`H-${k}`, 7000 + k)));
+  test("none free: 409 unique_amount_unavailable with order_id, and nothing of the batch is stored", async () => {
+    await sync(t, scope, Array.from({ length: 100 }, (_, k) => order(`H-${k}`, 7000 + k)));
     let error: unknown;
     try {
-      sync(store, clock, scope, [order("NEW-1", 100), order("U-9", 7000, { unique_amount: true })]);
+      await sync(t, scope, [order("NEW-1", 100), order("U-9", 7000, { unique_amount: true })]);
     } catch (e) {
       error = e;
     }
@@ -283,8 +283,8 @@ describe("unique amounts", () => {
 describe("decideNewEvent + recordAutoMatch seam", () => {
   const payment = { amount: 2500, currency: "PEN", payerName: null, securityCode: null };
 
-  test("decideNewEvent reads the orders only and writes nothing", () => {
-    sync(store, clock, scope, [order("A-1", 2500), order("B-1", 3100), order("B-2", 3100)]);
+  test("decideNewEvent reads the orders only and writes nothing", async () => {
+    await sync(t, scope, [order("A-1", 2500), order("B-1", 3100), order("B-2", 3100)]);
     const matchesBefore = matchCount(store);
     const decide = (amount: number) =>
       store.db.transaction((tx) => decideNewEvent(tx as unknown as Db, clock.now(), scope, { ...payment, amount, occurredAt: clock.now() }));
@@ -295,8 +295,8 @@ describe("decideNewEvent + recordAutoMatch seam", () => {
     expect(matchCount(store)).toBe(matchesBefore);
   });
 
-  test("recordAutoMatch writes the order and the match row, and refuses an order that is no longer open", () => {
-    sync(store, clock, scope, [order("A-1", 2500)]);
+  test("recordAutoMatch writes the order and the match row, and refuses an order that is no longer open", async () => {
+    await sync(t, scope, [order("A-1", 2500)]);
     const matchesBefore = matchCount(store);
     const insert = (eventId: string) =>
       store.sqlite
@@ -330,10 +330,10 @@ describe("decideNewEvent + recordAutoMatch seam", () => {
 });
 
 test("match ids keep the shape mat_ + 20 base62 and sort in the order the matches were made", async () => {
-  sync(store, clock, scope, [order("ID-1", 1111), order("ID-2", 2222)]);
-  await pay(store, clock, scope, { amount: 1111 });
+  await sync(t, scope, [order("ID-1", 1111), order("ID-2", 2222)]);
+  await pay(t, scope, { amount: 1111 });
   clock.advance(1);
-  await pay(store, clock, scope, { amount: 2222 });
+  await pay(t, scope, { amount: 2222 });
   const first = orderRow(store, scope, "ID-1")!.match_id!;
   const second = orderRow(store, scope, "ID-2")!.match_id!;
   expect(first).toMatch(/^mat_[0-9A-Za-z]{20}$/);

@@ -19,12 +19,17 @@ import { activatePhone, paymentEvent, postEvent } from "./support/device";
 import { makeTestApp, whileDatabaseLocked } from "./support/harness";
 import { bearer } from "./support/connector";
 
-const t = await makeTestApp();
+// The writer waits 50 ms, not 5 s, for a lock held by another connection (the mover tests hold one).
+const t = await makeTestApp({ busyTimeoutMs: 50 });
 afterAll(() => t.close());
 
 const recentOf = (eventId: string) =>
   t.store.sqlite.query<{ recent: number }, [string]>("SELECT recent FROM events WHERE event_id = ?").all(eventId).map((r) => r.recent);
-const moveAll = () => moveRecentEvents(t.store, 1_000_000);
+/** moveRecentEvents in a transaction of the tests' own connection (serve runs it inside foldRecentEvents, on the writer). */
+const move = (limit: number) => t.store.db.transaction((tx) => moveRecentEvents(tx, limit));
+const moveAll = () => move(1_000_000);
+/** One step of serve's mover, on the writer thread. */
+const fold = (now: number) => t.writer.run("foldRecentEvents", { now });
 
 describe("what clients see does not change when events move", () => {
   test("a phone's event, moved: the same event again is a replay, another body with its id is 422", async () => {
@@ -137,13 +142,13 @@ describe("the mover", () => {
 
   test("moves the oldest recent events first, at most the batch, and nothing when none are recent", async () => {
     moveAll();
-    expect(moveRecentEvents(t.store, 10)).toBe(0);
+    expect(move(10)).toBe(0);
     const phone = await activatePhone(t);
     const evs = [paymentEvent(t), paymentEvent(t), paymentEvent(t)];
     for (const ev of evs) expect((await postEvent(t, phone, ev)).status).toBe(201);
-    expect(moveRecentEvents(t.store, 2)).toBe(2);
+    expect(move(2)).toBe(2);
     expect(evs.map((e) => recentOf(e.event_id)[0])).toEqual([0, 0, 1]);
-    expect(moveRecentEvents(t.store, 2)).toBe(1);
+    expect(move(2)).toBe(1);
     expect(recentCount()).toBe(0);
   });
 
@@ -151,15 +156,15 @@ describe("the mover", () => {
     moveAll();
     const phone = await activatePhone(t);
     for (let i = 0; i < 3; i++) await postEvent(t, phone, paymentEvent(t));
-    expect(recentEventsToMove(t.store, t.clock.now())).toBe(0);
+    expect(recentEventsToMove(t.store.db, t.clock.now())).toBe(0);
     t.clock.advance(QUIET_AFTER_MS - 1);
-    expect(foldRecentEvents(t.store, t.clock.now())).toBe(0);
+    expect(await fold(t.clock.now())).toBe(0);
     expect(recentCount()).toBe(3);
     t.clock.advance(1);
-    expect(recentEventsToMove(t.store, t.clock.now())).toBe(MOVE_BATCH);
-    expect(foldRecentEvents(t.store, t.clock.now())).toBe(3);
+    expect(recentEventsToMove(t.store.db, t.clock.now())).toBe(MOVE_BATCH);
+    expect(await fold(t.clock.now())).toBe(3);
     expect(recentCount()).toBe(0);
-    expect(recentEventsToMove(t.store, t.clock.now())).toBe(0);
+    expect(recentEventsToMove(t.store.db, t.clock.now())).toBe(0);
   });
 
   test("moves smaller batches while busy once more than RECENT_CAP events wait", async () => {
@@ -177,11 +182,11 @@ describe("the mover", () => {
       );
     const oldest = newestSeq();
     probe("cap-probe-1", oldest + RECENT_CAP - 1);
-    expect(recentEventsToMove(t.store, t.clock.now())).toBe(0);
+    expect(recentEventsToMove(t.store.db, t.clock.now())).toBe(0);
     probe("cap-probe-2", oldest + RECENT_CAP);
-    expect(recentEventsToMove(t.store, t.clock.now())).toBe(MOVE_BATCH_BUSY);
-    expect(foldRecentEvents(t.store, t.clock.now())).toBe(3);
-    expect(recentEventsToMove(t.store, t.clock.now())).toBe(0);
+    expect(recentEventsToMove(t.store.db, t.clock.now())).toBe(MOVE_BATCH_BUSY);
+    expect(await fold(t.clock.now())).toBe(3);
+    expect(recentEventsToMove(t.store.db, t.clock.now())).toBe(0);
   });
 
   /** A new mover, with exactly one recent event and the box quiet since then. */
@@ -189,15 +194,15 @@ describe("the mover", () => {
     moveAll();
     await postEvent(t, await activatePhone(t), paymentEvent(t));
     t.clock.advance(QUIET_AFTER_MS);
-    return recentEventsMover(t.store);
+    return recentEventsMover(fold);
   };
 
   test("after a failure it waits before trying again, longer each time, and starts over once a move works", async () => {
     const mover = await moverWithOneQuietEvent();
     const failed = await whileDatabaseLocked(t.store, async () => {
-      const first = mover.step(t.clock.now());
-      const during = mover.step(t.clock.now() + RETRY_AFTER_FAILURE_MS - 1);
-      const second = mover.step(t.clock.now() + RETRY_AFTER_FAILURE_MS);
+      const first = await mover.step(t.clock.now());
+      const during = await mover.step(t.clock.now() + RETRY_AFTER_FAILURE_MS - 1);
+      const second = await mover.step(t.clock.now() + RETRY_AFTER_FAILURE_MS);
       return { first, during, second };
     });
     expect(failed.first).toMatchObject({ failures: 1, retryAt: t.clock.now() + RETRY_AFTER_FAILURE_MS });
@@ -205,8 +210,8 @@ describe("the mover", () => {
     expect(failed.during).toEqual({ waitingUntil: t.clock.now() + RETRY_AFTER_FAILURE_MS });
     expect(failed.second).toMatchObject({ failures: 2, retryAt: t.clock.now() + 3 * RETRY_AFTER_FAILURE_MS });
     expect(recentCount()).toBe(1);
-    expect(mover.step(t.clock.now() + 3 * RETRY_AFTER_FAILURE_MS)).toEqual({ moved: 1 });
-    expect(mover.step(t.clock.now() + 3 * RETRY_AFTER_FAILURE_MS)).toEqual({ moved: 0 });
+    expect(await mover.step(t.clock.now() + 3 * RETRY_AFTER_FAILURE_MS)).toEqual({ moved: 1 });
+    expect(await mover.step(t.clock.now() + 3 * RETRY_AFTER_FAILURE_MS)).toEqual({ moved: 0 });
   });
 
   test("the wait after failures stops growing at MAX_RETRY_AFTER_FAILURE_MS", async () => {
@@ -215,7 +220,7 @@ describe("the mover", () => {
       const out: number[] = [];
       let at = t.clock.now();
       for (let i = 0; i < 10; i++) {
-        const step = mover.step(at) as { retryAt: number };
+        const step = await mover.step(at) as { retryAt: number };
         out.push(step.retryAt - at);
         at = step.retryAt;
       }

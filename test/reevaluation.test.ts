@@ -6,6 +6,7 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { chooseOrder, choosePayment, inWindow, type OrderFacts, type PaymentFacts } from "../src/matching/engine";
 import { reevaluateWaiting, type OrderShape } from "../src/matching/service";
+import { syncOrders } from "../src/connector/orders.service";
 import { statements } from "../src/matching/store";
 import type { Db } from "../src/store/db";
 import { createTenant } from "../src/tenants/service";
@@ -162,15 +163,16 @@ describe("reevaluateWaiting", () => {
   test("an order synced late reads its backlog of waiting payments once, not once per payment", async () => {
     // 300 payments of S/ 25.00 over the last five hours, before any order: all wait, unmatched.
     const now = clock.now();
-    for (let i = 0; i < 300; i++) await pay(store, clock, scope, { amount: 2500, occurredAt: now - 5 * HOUR + i * MIN });
+    for (let i = 0; i < 300; i++) await pay(t, scope, { amount: 2500, occurredAt: now - 5 * HOUR + i * MIN });
     const s = statements(store.db);
     const read = s.waitingPayments.all.bind(s.waitingPayments);
     let reads = 0;
     s.waitingPayments.all = ((...args: Parameters<typeof read>) => (reads++, read(...args))) as typeof s.waitingPayments.all;
     try {
       // The shop syncs an order created six hours ago: each of the 300 payments chooses it (the only
-      // candidate), and the order, seeing 300, chooses none of them.
-      sync(store, clock, scope, [order("LATE-1", 2500, { created_at: now - 6 * HOUR, expires_at: now + HOUR })]);
+      // candidate), and the order, seeing 300, chooses none of them. Run here, on this connection,
+      // so that its statements can be counted (serve runs the same function on the writer thread).
+      store.db.transaction((tx) => syncOrders(tx, scope, [order("LATE-1", 2500, { created_at: now - 6 * HOUR, expires_at: now + HOUR })], now));
     } finally {
       s.waitingPayments.all = read;
     }
@@ -184,9 +186,9 @@ describe("reevaluateWaiting", () => {
   test("a match made during re-evaluation is seen by the payments after it, in the same pass", async () => {
     // Two payments of S/ 30.00 wait; two orders arrive, one carrying the first payment's code.
     const now = clock.now();
-    await pay(store, clock, scope, { amount: 3000, occurredAt: now - 2 * MIN, securityCode: "111" });
-    await pay(store, clock, scope, { amount: 3000, occurredAt: now - MIN });
-    sync(store, clock, scope, [
+    await pay(t, scope, { amount: 3000, occurredAt: now - 2 * MIN, securityCode: "111" });
+    await pay(t, scope, { amount: 3000, occurredAt: now - MIN });
+    await sync(t, scope, [
       order("C-1", 3000, { created_at: now - 10 * MIN, security_code: "111" }),
       order("C-2", 3000, { created_at: now - 10 * MIN }),
     ]);
@@ -201,9 +203,9 @@ describe("reevaluateWaiting", () => {
     // candidate is B, and B, seeing Q and P, is ambiguous. Then P takes A by its code. B's earlier
     // decision counted P, which no longer waits: asked again in the next pass, B sees only Q.
     const now = clock.now();
-    await pay(store, clock, scope, { amount: 2500, occurredAt: now - 20 * MIN });
-    await pay(store, clock, scope, { amount: 2500, occurredAt: now - MIN, securityCode: "111" });
-    sync(store, clock, scope, [
+    await pay(t, scope, { amount: 2500, occurredAt: now - 20 * MIN });
+    await pay(t, scope, { amount: 2500, occurredAt: now - MIN, securityCode: "111" });
+    await sync(t, scope, [
       order("A", 2500, { created_at: now - 5 * MIN, security_code: "111" }),
       order("B", 2500, { created_at: now - 30 * MIN }),
     ]);

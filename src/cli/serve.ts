@@ -10,8 +10,9 @@ import { createApp } from "../app";
 import { ApiError, problemResponse } from "../http/errors";
 import { newId } from "../ids";
 import { sweepExpiredOrders } from "../matching/service";
-import { startWriterThread, type EventWriter } from "../payments/event-writer";
 import { recentEventsMover } from "../payments/recent-events";
+import { readerOnly } from "../store/db";
+import { startWriter, type Writer } from "../store/writer";
 import { jsonLogger } from "../log";
 import { createRateLimiters } from "../http/rate-limit";
 import { createSecretBox, loadMasterKey } from "../store/secret-box";
@@ -121,15 +122,16 @@ export const serveCommand: Command = {
     const tls = certFile && keyFile ? loadTls(resolve(certFile), resolve(keyFile)) : tlsMode === "auto" ? await ensureSelfSignedCert(ctx.dataDir) : null;
     const logger = jsonLogger();
     const secretBox = await createSecretBox(loadMasterKey(ctx.dataDir));
-    const events = await startWriterThread(ctx.dataDir, {
+    // contract §14: from here on this process writes only through the writer thread.
+    const writer = await startWriter(ctx.dataDir, {
       onFailure: (e, what) =>
-        logger.event("error", what === "stopped" ? "event writer thread stopped; starting a new one" : "event writer thread could not start; retrying", {
+        logger.event("error", what === "stopped" ? "writer thread stopped; starting a new one" : "writer thread could not start; retrying", {
           error: e.message,
         }),
     });
     const app = createApp({
-      events,
-      store,
+      writer,
+      store: readerOnly(store),
       clock: ctx.clock,
       logger,
       limiters: createRateLimiters(ctx.clock, scale),
@@ -138,7 +140,7 @@ export const serveCommand: Command = {
     });
 
     if (stop.requested()) {
-      await events.close();
+      await writer.close();
       logger.event("info", "stopping");
       logger.event("info", "stopped");
       return undefined; // runCli closes the store
@@ -163,7 +165,7 @@ export const serveCommand: Command = {
         },
       });
     } catch (e) {
-      await events.close();
+      await writer.close();
       const msg = (e as Error).message;
       if (/in use|EADDRINUSE/i.test(msg)) throw new Error(`port ${port} on ${host} is already in use: stop the other program or pick another with --port`);
       throw e;
@@ -187,17 +189,27 @@ export const serveCommand: Command = {
 
     // contract §10: expiry is correct without this job (candidates are filtered by expires_at at
     // read time); the sweep records expiries and re-evaluates the payments expired orders held.
-    const mover = recentEventsMover(store);
-    const sweep = () => {
+    const mover = recentEventsMover((now) => writer.run("foldRecentEvents", { now }));
+    let sweeping = false;
+    const sweep = async () => {
+      if (sweeping) return; // a tick that outlasts the interval is not run twice at once
+      sweeping = true;
       try {
-        const expired = sweepExpiredOrders(store, ctx.clock.now());
+        await sweepOnce();
+      } finally {
+        sweeping = false;
+      }
+    };
+    const sweepOnce = async () => {
+      try {
+        const expired = await sweepExpiredOrders(store.db, writer, ctx.clock.now());
         if (expired > 0) logger.event("info", "orders expired", { count: expired });
       } catch (e) {
         logger.event("error", "expiry sweep failed", { error: (e as Error).message });
       }
       // Once the box is quiet, recent events are folded into the big indexes, a batch per tick
       // (payments/recent-events.ts).
-      const step = mover.step(ctx.clock.now());
+      const step = await mover.step(ctx.clock.now());
       if ("failed" in step) {
         logger.event("error", "moving recent events failed", {
           error: step.failed.message,
@@ -206,12 +218,12 @@ export const serveCommand: Command = {
         });
       }
     };
-    sweep();
-    const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
+    void sweep();
+    const sweeper = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
 
     await stop.wait;
     clearInterval(sweeper);
-    await stopGracefully(server, events, ctx, logger.event);
+    await stopGracefully(server, writer, ctx, logger.event);
     return undefined;
   },
 };
@@ -231,11 +243,11 @@ function listenForStop(): { requested(): boolean; wait: Promise<void> } {
   return { requested: () => signalled, wait };
 }
 
-async function stopGracefully(server: ReturnType<typeof Bun.serve>, events: EventWriter, ctx: CommandContext, log: (l: "info", m: string) => void): Promise<void> {
+async function stopGracefully(server: ReturnType<typeof Bun.serve>, writer: Writer, ctx: CommandContext, log: (l: "info", m: string) => void): Promise<void> {
   log("info", "stopping");
   const force = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
   await server.stop(false); // let in-flight requests finish
-  await events.close();
+  await writer.close();
   clearTimeout(force);
   ctx.store().close();
   log("info", "stopped");

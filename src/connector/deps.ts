@@ -1,4 +1,5 @@
-// What the connector surface needs from the app: the store, the one clock and the rate limiters.
-import type { AppDeps } from "../app";
+// What the connector surface needs from the app: the read connection, the writer,
+// the one clock and the rate limiters.
+import type { AppDeps } from "../deps";
 
-export type ConnectorDeps = Pick<AppDeps, "store" | "clock" | "limiters" | "events">;
+export type ConnectorDeps = Pick<AppDeps, "store" | "clock" | "limiters" | "writer">;

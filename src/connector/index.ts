@@ -1,7 +1,7 @@
 // The connector surface (contract §8–§12), mounted at /connector/v1: the shop's software syncs
 // orders, collects matches and looks at payments and phones, with its secret key.
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { connectorAuthenticator } from "./auth";
 import { deviceViewRoutes } from "./devices-view";
 import { eventViewRoutes } from "./events-view";

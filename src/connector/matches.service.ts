@@ -5,8 +5,8 @@ import { drizzle } from "drizzle-orm/bun-sqlite";
 import { DomainError } from "../errors";
 import { effectiveStatus } from "../matching/engine";
 import { MatchConflictError, recordMatch, type Scope } from "../matching/service";
-import { perConnection, statements as matchingStatements, WAITING, type EventRow, type MatchRow } from "../matching/store";
-import type { Db, Store } from "../store/db";
+import { statements as matchingStatements, WAITING, type EventRow, type MatchRow } from "../matching/store";
+import { perConnection, type Db, type Store } from "../store/db";
 import * as schema from "../store/schema";
 import { decodeCursor, encodeCursor, invalidCursor } from "./cursor";
 import { matchView, type MatchView } from "./views";
@@ -118,25 +118,19 @@ export function readFeed(store: Store, scope: Scope, after: string | undefined, 
 }
 
 /** contract §11: monotonic and idempotent; answers the newest acknowledged cursor. */
-export function acknowledge(store: Store, scope: Scope, through: string, now: number): { acknowledged_through: string } {
+export function acknowledge(tx: Db, scope: Scope, through: string, now: number): { acknowledged_through: string } {
   const seq = decodeCursor("match", through, "/through");
-  return store.db.transaction(
-    (txn) => {
-      const tx = txn as unknown as Db;
-      checkPosition(tx, seq, "/through");
-      const current = statements(tx).acked.get({ ...scope })?.throughSeq;
-      if (current === undefined) {
-        tx.insert(feedAcks).values({ ...scope, throughSeq: seq, updatedAt: now }).run();
-      } else if (seq > current) {
-        tx.update(feedAcks)
-          .set({ throughSeq: seq, updatedAt: now })
-          .where(and(eq(feedAcks.tenantId, scope.tenantId), eq(feedAcks.environment, scope.environment)))
-          .run();
-      }
-      return { acknowledged_through: encodeCursor("match", Math.max(seq, current ?? 0)) };
-    },
-    { behavior: "immediate" },
-  );
+  checkPosition(tx, seq, "/through");
+  const current = statements(tx).acked.get({ ...scope })?.throughSeq;
+  if (current === undefined) {
+    tx.insert(feedAcks).values({ ...scope, throughSeq: seq, updatedAt: now }).run();
+  } else if (seq > current) {
+    tx.update(feedAcks)
+      .set({ throughSeq: seq, updatedAt: now })
+      .where(and(eq(feedAcks.tenantId, scope.tenantId), eq(feedAcks.environment, scope.environment)))
+      .run();
+  }
+  return { acknowledged_through: encodeCursor("match", Math.max(seq, current ?? 0)) };
 }
 
 export interface ManualMatchRequest {
@@ -162,40 +156,34 @@ function pickEvent(candidates: EventRow[], req: ManualMatchRequest): EventRow {
  * contract §10: a person's decision. Matches an unmatched or ambiguous event to a pending or expired
  * order whatever the amounts; `method: manual`.
  */
-export function manualMatch(store: Store, scope: Scope, req: ManualMatchRequest, now: number): MatchView {
-  return store.db.transaction(
-    (txn) => {
-      const tx = txn as unknown as Db;
-      const s = statements(tx);
-      const order = matchingStatements(tx).orderByKey.get({ ...scope, id: req.order_id });
-      if (!order) throw new DomainError("order_not_found", `No order ${req.order_id}`, { order_id: req.order_id });
-      const byId = { ...scope, eventId: req.event_id };
-      const found = [s.eventsByIdRecent, s.eventsByIdOld].flatMap((part) => [...part.phones.all(byId), ...part.testPayments.all(byId)]);
-      const event = pickEvent(found, req);
+export function manualMatch(tx: Db, scope: Scope, req: ManualMatchRequest, now: number): MatchView {
+  const s = statements(tx);
+  const order = matchingStatements(tx).orderByKey.get({ ...scope, id: req.order_id });
+  if (!order) throw new DomainError("order_not_found", `No order ${req.order_id}`, { order_id: req.order_id });
+  const byId = { ...scope, eventId: req.event_id };
+  const found = [s.eventsByIdRecent, s.eventsByIdOld].flatMap((part) => [...part.phones.all(byId), ...part.testPayments.all(byId)]);
+  const event = pickEvent(found, req);
 
-      const orderMatch = s.matchByOrder.get({ ...scope, orderId: order.id }) ?? null;
-      const eventMatch = s.matchByEventSeq.get({ seq: event.seq }) ?? null;
-      if (orderMatch || eventMatch) throw alreadyMatched(req, orderMatch, eventMatch);
-      if (event.matchStatus === "duplicate") {
-        throw new DomainError(
-          "event_is_duplicate",
-          `Event ${event.eventId} is another phone's report of payment ${event.duplicateOf}; match that event instead`,
-          { event_id: event.eventId, duplicate_of: event.duplicateOf },
-        );
-      }
-      const status = effectiveStatus(order, now);
-      if (status === "cancelled") {
-        throw new DomainError("order_cancelled", `Order ${order.id} is cancelled; re-sync it as pending first`, { order_id: order.id });
-      }
-      try {
-        return matchView(recordMatch(tx, now, event, order.id, "manual"));
-      } catch (e) {
-        if (e instanceof MatchConflictError) throw alreadyMatched(req, null, null);
-        throw e;
-      }
-    },
-    { behavior: "immediate" },
-  );
+  const orderMatch = s.matchByOrder.get({ ...scope, orderId: order.id }) ?? null;
+  const eventMatch = s.matchByEventSeq.get({ seq: event.seq }) ?? null;
+  if (orderMatch || eventMatch) throw alreadyMatched(req, orderMatch, eventMatch);
+  if (event.matchStatus === "duplicate") {
+    throw new DomainError(
+      "event_is_duplicate",
+      `Event ${event.eventId} is another phone's report of payment ${event.duplicateOf}; match that event instead`,
+      { event_id: event.eventId, duplicate_of: event.duplicateOf },
+    );
+  }
+  const status = effectiveStatus(order, now);
+  if (status === "cancelled") {
+    throw new DomainError("order_cancelled", `Order ${order.id} is cancelled; re-sync it as pending first`, { order_id: order.id });
+  }
+  try {
+    return matchView(recordMatch(tx, now, event, order.id, "manual"));
+  } catch (e) {
+    if (e instanceof MatchConflictError) throw alreadyMatched(req, null, null);
+    throw e;
+  }
 }
 
 function alreadyMatched(req: ManualMatchRequest, orderMatch: MatchRow | null, eventMatch: MatchRow | null): DomainError {

@@ -7,7 +7,7 @@ import { authenticateFirst, type Authenticate } from "./auth";
 import { encodeCursor } from "./cursor";
 import type { ConnectorDeps } from "./deps";
 import { AUTH_ERRORS, BODY_ERRORS, type ErrorSpec } from "./errors-doc";
-import { acknowledge, manualMatch, readFeed } from "./matches.service";
+import { readFeed } from "./matches.service";
 import {
   AckBodySchema,
   AckResponseSchema,
@@ -52,10 +52,10 @@ Without \`after\` the feed starts after the last acknowledged cursor of this key
     )
     .post(
       "/matches/ack",
-      ({ request, body }) => {
-        const caller = authenticate(request);
+      async ({ request, body }) => {
+        const { tenantId, environment } = authenticate(request);
         const { through } = checkAck(body);
-        return acknowledge(deps.store, caller, through, deps.clock.now());
+        return deps.writer.run("acknowledgeMatches", { scope: { tenantId, environment }, through, now: deps.clock.now() });
       },
       {
         parse: [authenticateFirst(authenticate), jsonBody],
@@ -85,10 +85,10 @@ Without \`after\` the feed starts after the last acknowledged cursor of this key
     )
     .post(
       "/matches",
-      ({ request, body, set }) => {
-        const caller = authenticate(request);
+      async ({ request, body, set }) => {
+        const { tenantId, environment } = authenticate(request);
         const req = checkManual(body);
-        const match = manualMatch(deps.store, caller, req, deps.clock.now());
+        const match = await deps.writer.run("manualMatch", { scope: { tenantId, environment }, request: req, now: deps.clock.now() });
         set.status = 201;
         return match;
       },

@@ -8,8 +8,8 @@ import { DomainError, type FieldError } from "../errors";
 import { checkCurrency, invalid } from "../http/validation";
 import { effectiveStatus, uniqueAmountOffset, UNIQUE_AMOUNT_MAX_OFFSET, type OrderStatus } from "../matching/engine";
 import { reevaluateWaiting, type OrderShape, type Scope } from "../matching/service";
-import { perConnection, statements as matchingStatements, type MatchRow, type OrderRow } from "../matching/store";
-import type { Db, Store } from "../store/db";
+import { statements as matchingStatements, type MatchRow, type OrderRow } from "../matching/store";
+import { perConnection, type Db, type Store } from "../store/db";
 import * as schema from "../store/schema";
 import { DEFAULT_ORDER_TTL_MS, METADATA_MAX_BYTES, type OrderInputSchema } from "./model";
 import { orderView, type OrderView } from "./views";
@@ -86,93 +86,88 @@ function sameState(a: OrderState, b: OrderState, now: number): boolean {
 const isOpen = (o: Pick<OrderRow, "status" | "expiresAt">, now: number): boolean => effectiveStatus(o, now) === "pending";
 
 /**
- * contract §9: syncs up to 500 orders, all or nothing, in one transaction; then re-evaluates the
- * waiting payments the changed orders could concern (§10). Returns the orders in input order.
+ * contract §9: syncs up to 500 orders, all or nothing (a write of the writer, src/writes.ts: one
+ * savepoint); then re-evaluates the waiting payments the changed orders could concern (§10).
+ * Returns the orders in input order.
  */
-export function syncOrders(store: Store, scope: Scope, inputs: readonly OrderInput[], now: number): OrderView[] {
+export function syncOrders(tx: Db, scope: Scope, inputs: readonly OrderInput[], now: number): OrderView[] {
   checkOrderBatch(inputs);
-  return store.db.transaction(
-    (txn) => {
-      const tx = txn as unknown as Db;
-      const s = statements(tx);
-      const stored = new Map<string, OrderRow>();
-      if (inputs.length > 0) {
-        const ids = inputs.map((o) => o.id);
-        for (const row of tx
-          .select()
-          .from(orders)
-          .where(and(eq(orders.tenantId, scope.tenantId), eq(orders.environment, scope.environment), inArray(orders.id, ids)))
-          .all()) {
-          stored.set(row.id, row);
-        }
+  const s = statements(tx);
+  const stored = new Map<string, OrderRow>();
+  if (inputs.length > 0) {
+    const ids = inputs.map((o) => o.id);
+    for (const row of tx
+      .select()
+      .from(orders)
+      .where(and(eq(orders.tenantId, scope.tenantId), eq(orders.environment, scope.environment), inArray(orders.id, ids)))
+      .all()) {
+      stored.set(row.id, row);
+    }
+  }
+
+  // Defaults that depend on what is stored: a re-sync that leaves out created_at keeps it.
+  const errors: FieldError[] = [];
+  const times = inputs.map((o, i) => {
+    const prev = stored.get(o.id);
+    const createdAt = o.created_at ?? prev?.createdAt ?? now;
+    const expiresAt =
+      o.expires_at ?? (prev && prev.createdAt === createdAt ? prev.expiresAt : createdAt + DEFAULT_ORDER_TTL_MS);
+    if (expiresAt <= createdAt) errors.push({ field: `/orders/${i}/expires_at`, message: "must be after created_at" });
+    return { createdAt, expiresAt };
+  });
+  if (errors.length > 0) throw invalid(errors);
+
+  const reevaluate: OrderShape[] = [];
+  inputs.forEach((input, i) => {
+    const prev = stored.get(input.id);
+    const { createdAt, expiresAt } = times[i]!;
+    const base = {
+      id: input.id,
+      amount: input.amount,
+      currency: input.currency,
+      createdAt,
+      expiresAt,
+      customerName: emptyToNull(input.customer_name),
+      securityCode: emptyToNull(input.security_code),
+      metadata: input.metadata == null ? null : JSON.stringify(input.metadata),
+    };
+    let next: OrderState;
+    if (prev?.status === "matched") {
+      // contract §9: a matched order keeps its amount and cannot be cancelled.
+      if (input.amount !== prev.amount || input.currency !== prev.currency || input.status === "cancelled") {
+        throw new DomainError(
+          "order_already_matched",
+          `Order ${input.id} is already matched; its amount and currency cannot change and it cannot be cancelled`,
+          { order_id: input.id },
+        );
       }
+      next = { ...base, status: "matched", expectedAmount: prev.expectedAmount, uniqueAmount: prev.uniqueAmount };
+    } else {
+      const uniqueAmount = input.unique_amount ?? false;
+      const wanted: OrderStatus = input.status === "cancelled" ? "cancelled" : now > expiresAt ? "expired" : "pending";
+      next = { ...base, status: wanted, uniqueAmount, expectedAmount: input.amount };
+      if (uniqueAmount) next.expectedAmount = expectedAmountFor(s, scope, input, prev, wanted, now);
+    }
 
-      // Defaults that depend on what is stored: a re-sync that leaves out created_at keeps it.
-      const errors: FieldError[] = [];
-      const times = inputs.map((o, i) => {
-        const prev = stored.get(o.id);
-        const createdAt = o.created_at ?? prev?.createdAt ?? now;
-        const expiresAt =
-          o.expires_at ?? (prev && prev.createdAt === createdAt ? prev.expiresAt : createdAt + DEFAULT_ORDER_TTL_MS);
-        if (expiresAt <= createdAt) errors.push({ field: `/orders/${i}/expires_at`, message: "must be after created_at" });
-        return { createdAt, expiresAt };
-      });
-      if (errors.length > 0) throw invalid(errors);
+    if (prev && sameState(prev, next, now)) return; // contract §9: exactly as stored changes nothing
+    if (prev) {
+      tx.update(orders)
+        .set({ ...next, updatedAt: now })
+        .where(and(eq(orders.tenantId, scope.tenantId), eq(orders.environment, scope.environment), eq(orders.id, input.id)))
+        .run();
+    } else {
+      tx.insert(orders)
+        .values({ ...next, ...scope, updatedAt: now })
+        .run();
+    }
+    // contract §10: created, re-synced as pending, cancelled or expired: re-evaluate what waits,
+    // for the order as it was (payments it may have kept ambiguous) and as it is.
+    if (prev && isOpen(prev, now)) reevaluate.push(prev);
+    if (isOpen(next, now)) reevaluate.push(next);
+  });
 
-      const reevaluate: OrderShape[] = [];
-      inputs.forEach((input, i) => {
-        const prev = stored.get(input.id);
-        const { createdAt, expiresAt } = times[i]!;
-        const base = {
-          id: input.id,
-          amount: input.amount,
-          currency: input.currency,
-          createdAt,
-          expiresAt,
-          customerName: emptyToNull(input.customer_name),
-          securityCode: emptyToNull(input.security_code),
-          metadata: input.metadata == null ? null : JSON.stringify(input.metadata),
-        };
-        let next: OrderState;
-        if (prev?.status === "matched") {
-          // contract §9: a matched order keeps its amount and cannot be cancelled.
-          if (input.amount !== prev.amount || input.currency !== prev.currency || input.status === "cancelled") {
-            throw new DomainError(
-              "order_already_matched",
-              `Order ${input.id} is already matched; its amount and currency cannot change and it cannot be cancelled`,
-              { order_id: input.id },
-            );
-          }
-          next = { ...base, status: "matched", expectedAmount: prev.expectedAmount, uniqueAmount: prev.uniqueAmount };
-        } else {
-          const uniqueAmount = input.unique_amount ?? false;
-          const wanted: OrderStatus = input.status === "cancelled" ? "cancelled" : now > expiresAt ? "expired" : "pending";
-          next = { ...base, status: wanted, uniqueAmount, expectedAmount: input.amount };
-          if (uniqueAmount) next.expectedAmount = expectedAmountFor(s, scope, input, prev, wanted, now);
-        }
-
-        if (prev && sameState(prev, next, now)) return; // contract §9: exactly as stored changes nothing
-        if (prev) {
-          tx.update(orders)
-            .set({ ...next, updatedAt: now })
-            .where(and(eq(orders.tenantId, scope.tenantId), eq(orders.environment, scope.environment), eq(orders.id, input.id)))
-            .run();
-        } else {
-          tx.insert(orders)
-            .values({ ...next, ...scope, updatedAt: now })
-            .run();
-        }
-        // contract §10: created, re-synced as pending, cancelled or expired: re-evaluate what waits,
-        // for the order as it was (payments it may have kept ambiguous) and as it is.
-        if (prev && isOpen(prev, now)) reevaluate.push(prev);
-        if (isOpen(next, now)) reevaluate.push(next);
-      });
-
-      reevaluateWaiting(tx, scope, reevaluate, now);
-      return readOrders(tx, scope, inputs.map((o) => o.id), now);
-    },
-    { behavior: "immediate" },
-  );
+  reevaluateWaiting(tx, scope, reevaluate, now);
+  return readOrders(tx, scope, inputs.map((o) => o.id), now);
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   SyncOrdersResponseSchema,
 } from "./model";
 import { AUTH_ERRORS, BODY_ERRORS } from "./errors-doc";
-import { getOrder, syncOrders } from "./orders.service";
+import { getOrder } from "./orders.service";
 
 const checkSync = validator(SyncOrdersBodySchema);
 
@@ -22,10 +22,10 @@ export const orderRoutes = (deps: ConnectorDeps, authenticate: Authenticate) =>
   new Elysia()
     .post(
       "/orders",
-      ({ request, body }) => {
-        const caller = authenticate(request);
+      async ({ request, body }) => {
+        const { tenantId, environment } = authenticate(request);
         const { orders } = checkSync(body);
-        return { orders: syncOrders(deps.store, caller, orders, deps.clock.now()) };
+        return { orders: await deps.writer.run("syncOrders", { scope: { tenantId, environment }, orders, now: deps.clock.now() }) };
       },
       {
         parse: [authenticateFirst(authenticate), jsonBody],

@@ -1,98 +1,16 @@
 // POST /device/v1/activation and GET /device/v1/time (contract §4): a phone links itself with a
 // one-time code and receives its id and secret.
-import { and, count, eq, isNull, ne } from "drizzle-orm";
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
-import type { Clock } from "../clock";
-import { base64url, newId } from "../ids";
+import type { AppDeps } from "../deps";
+import { base64url } from "../ids";
 import { BODY_LIMITS, jsonBody } from "../http/body";
 import { DomainError, type FieldError } from "../errors";
 import { describe } from "../http/openapi";
 import { infoOf } from "../http/request-info";
 import { invalid, validator } from "../http/validation";
-import type { Db } from "../store/db";
-import { activationCodes, devices, tenants } from "../store/schema";
-import { licenseOf, type License } from "../tenants/service";
-import { CODE_ALPHABET, findCodeByLetters, normalizeCode } from "./codes";
+import { CODE_ALPHABET, normalizeCode } from "./codes";
+import { checkActivation, SECRET_BYTES, type NewDevice, type Refusal } from "./activation.service";
 import { ActivationRequestSchema, ActivationResponseSchema, DEVICE_CONFIG, TimeResponseSchema } from "./model";
-
-/** contract §4: at least 32 random bytes. */
-export const SECRET_BYTES = 32;
-
-export interface NewDevice {
-  label: string;
-  platform: "android" | "ios";
-  appVersion: string;
-  osVersion: string;
-}
-
-type Refusal =
-  | { refused: "activation_code_unknown" | "activation_code_used" | "activation_code_expired" }
-  | { refused: "license_suspended" | "device_limit_reached"; license: License };
-
-/**
- * The checks of contract §4 steps 3 and 4 for the code with these letters, in that order. Pure
- * reads; activateDevice repeats them inside its transaction.
- */
-export function checkActivation(db: Db, clock: Clock, letters: string): Refusal | { code: typeof activationCodes.$inferSelect; license: License; tenantName: string } {
-  const code = findCodeByLetters(db, letters);
-  if (!code) return { refused: "activation_code_unknown" };
-  if (code.usedAt !== null) return { refused: "activation_code_used" };
-  if (clock.now() > code.expiresAt) return { refused: "activation_code_expired" };
-  const tenant = db.select().from(tenants).where(eq(tenants.id, code.tenantId)).get()!;
-  const license = licenseOf(db, clock, tenant);
-  if (license.status === "suspended") return { refused: "license_suspended", license };
-  if (license.devices_in_use >= license.max_devices) return { refused: "device_limit_reached", license };
-  return { code, license, tenantName: tenant.name };
-}
-
-/**
- * Creates the device and spends the code in one IMMEDIATE transaction, so that of many requests
- * with one code exactly one succeeds. `sealedSecret` is the secret already encrypted.
- */
-export function activateDevice(db: Db, clock: Clock, letters: string, device: NewDevice, sealedSecret: string) {
-  return db.transaction(
-    (tx) => {
-      const checked = checkActivation(tx as unknown as Db, clock, letters);
-      if ("refused" in checked) return checked;
-      const now = clock.now();
-      const deviceId = newId("dev");
-      tx.insert(devices)
-        .values({
-          id: deviceId,
-          tenantId: checked.code.tenantId,
-          environment: checked.code.environment,
-          label: device.label,
-          platform: device.platform,
-          appVersion: device.appVersion,
-          osVersion: device.osVersion,
-          secretEnc: sealedSecret,
-          createdAt: now,
-        })
-        .run();
-      const spent = tx
-        .update(activationCodes)
-        .set({ usedAt: now, deviceId })
-        .where(and(eq(activationCodes.id, checked.code.id), isNull(activationCodes.usedAt)))
-        .returning({ id: activationCodes.id })
-        .all();
-      if (spent.length !== 1) throw new Error("activation code changed inside an IMMEDIATE transaction");
-      const inUse = tx
-        .select({ n: count() })
-        .from(devices)
-        .where(and(eq(devices.tenantId, checked.code.tenantId), ne(devices.status, "revoked")))
-        .get()!.n;
-      return {
-        deviceId,
-        environment: checked.code.environment,
-        tenantId: checked.code.tenantId,
-        tenantName: checked.tenantName,
-        license: { ...checked.license, devices_in_use: inUse },
-      };
-    },
-    { behavior: "immediate" },
-  );
-}
 
 const checkBody = validator(ActivationRequestSchema);
 
@@ -142,13 +60,13 @@ export const activationRoutes = (deps: AppDeps) => {
         if (!letters || !device) throw invalid(errors);
         attempts.ensureAvailable(address);
 
-        const pre = checkActivation(deps.store.db, deps.clock, letters);
+        const pre = checkActivation(deps.store.db, deps.clock.now(), letters);
         if ("refused" in pre) throw refusal(pre, spend);
 
         // Encrypting is async: do it before the transaction, which must stay synchronous.
         const secret = base64url(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
         const sealed = await deps.secretBox.seal(secret);
-        const done = activateDevice(deps.store.db, deps.clock, letters, device, sealed);
+        const done = await deps.writer.run("activateDevice", { now: deps.clock.now(), letters, device, sealedSecret: sealed });
         if ("refused" in done) throw refusal(done, spend);
 
         const info = infoOf(request);

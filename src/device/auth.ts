@@ -2,11 +2,11 @@
 // route: the signature is over the raw body bytes, so it is checked before the body is parsed, and
 // an unauthenticated body is never parsed at all.
 import type { Statement } from "bun:sqlite";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { BODY_LIMITS, checkContentType, parseJsonBytes, readBodyLimited } from "../http/body";
 import { ApiError } from "../http/errors";
 import { infoOf } from "../http/request-info";
-import { perStore } from "../store/db";
+import { perConnection } from "../store/db";
 import type { SecretBox } from "../store/secret-box";
 import type { Environment } from "../store/schema";
 import { getLicense, licenseSuspension } from "../tenants/service";
@@ -120,9 +120,9 @@ interface Statements {
   device: Statement<DeviceRow, [string]>;
 }
 
-const statementsOf = perStore(
-  (store): Statements => ({
-    device: store.sqlite.prepare(
+const statementsOf = perConnection(
+  (client): Statements => ({
+    device: client.prepare(
       `SELECT d.id, d.tenant_id, d.environment, d.label, d.status, d.secret_enc, t.license_status, t.license_expires_at
          FROM devices d JOIN tenants t ON t.id = d.tenant_id WHERE d.id = ?`,
     ),
@@ -142,4 +142,4 @@ class SecretCache {
   }
 }
 
-const secretCacheOf = perStore(() => new SecretCache());
+const secretCacheOf = perConnection(() => new SecretCache());

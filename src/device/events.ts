@@ -1,7 +1,7 @@
 // POST /device/v1/events (contract §6): a phone reports a payment it saw. Storage, idempotency and
 // duplicates live in src/payments/ingest.ts, shared with the connector's test payments.
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { ApiError } from "../http/errors";
 import { describe } from "../http/openapi";
 import { ingestPayment } from "../payments/ingest";

@@ -1,57 +1,24 @@
 // POST /device/v1/heartbeat (contract §7): the phone reports its health and receives its license,
 // config and news.
-import type { Static } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
-import type { Clock } from "../clock";
+import type { AppDeps } from "../deps";
 import { describe } from "../http/openapi";
 import { validator } from "../http/validation";
 import { withoutNulls } from "../payments/model";
-import type { Store } from "../store/db";
 import { getLicense, newsFor } from "../tenants/service";
-import { deviceAuthOf, signedJsonBody, type DeviceAuth } from "./auth";
+import { deviceAuthOf, signedJsonBody } from "./auth";
 import { DEVICE_CONFIG, HeartbeatRequestSchema, HeartbeatResponseSchema } from "./model";
 import { DEVICE_ERRORS, SIGNATURE_PARAMETERS } from "./openapi";
-
-export type Heartbeat = Static<typeof HeartbeatRequestSchema>;
-
-/** The health fields kept on the device: everything but news_after, with the signed time of the report. */
-export function healthSnapshot(hb: Heartbeat, signedAt: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(hb)) if (k !== "news_after" && v !== undefined) out[k] = v;
-  out.reported_at = signedAt;
-  return out;
-}
-
-/**
- * Keeps the latest report. "Latest" is by the signed X-Timestamp: an older request arriving late
- * (or replayed) updates neither the snapshot nor last_heartbeat_at, which only ever grows, so it
- * cannot make a silent phone look online (contract §5). last_seen_at is the server's time.
- */
-export function recordHeartbeat(store: Store, clock: Clock, auth: DeviceAuth, hb: Heartbeat): void {
-  const newer = `(last_heartbeat_at IS NULL OR ?1 >= last_heartbeat_at)`;
-  store.sqlite
-    .query(
-      `UPDATE devices SET
-         health = CASE WHEN ${newer} THEN ?2 ELSE health END,
-         app_version = CASE WHEN ${newer} AND ?3 IS NOT NULL THEN ?3 ELSE app_version END,
-         os_version = CASE WHEN ${newer} AND ?4 IS NOT NULL THEN ?4 ELSE os_version END,
-         last_heartbeat_at = MAX(COALESCE(last_heartbeat_at, ?1), ?1),
-         last_seen_at = ?5
-       WHERE id = ?6`,
-    )
-    .run(auth.timestamp, JSON.stringify(healthSnapshot(hb, auth.timestamp)), hb.app_version || null, hb.os_version || null, clock.now(), auth.deviceId);
-}
 
 const checkBody = validator(HeartbeatRequestSchema);
 
 export const heartbeatRoutes = (deps: AppDeps) =>
   new Elysia().post(
     "/heartbeat",
-    ({ request, body }) => {
+    async ({ request, body }) => {
       const auth = deviceAuthOf(request);
       const hb = checkBody(withoutNulls(body, 1));
-      recordHeartbeat(deps.store, deps.clock, auth, hb);
+      await deps.writer.run("recordHeartbeat", { now: deps.clock.now(), deviceId: auth.deviceId, signedAt: auth.timestamp, report: hb });
       return Response.json({
         server_time: deps.clock.now(),
         device: { device_id: auth.deviceId, label: auth.label, status: "active" },

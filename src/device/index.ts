@@ -1,7 +1,7 @@
 // The device surface (contract §4–§7), mounted at /device/v1: activation and time (unsigned),
 // events and heartbeat (signed; see auth.ts).
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { activationRoutes } from "./activation";
 import { eventRoutes } from "./events";
 import { heartbeatRoutes } from "./heartbeat";

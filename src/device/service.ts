@@ -1,11 +1,49 @@
-// Devices seen from the command line: list and revoke. (Activation, events and heartbeat build on
-// this module.)
+// Devices: the command line's list and revoke, the heartbeat's write, and the online rule.
+import type { Static } from "@sinclair/typebox";
 import { and, asc, eq } from "drizzle-orm";
 import type { Clock } from "../clock";
-import type { Db } from "../store/db";
+import { rawClient, type Db } from "../store/db";
 import { devices } from "../store/schema";
 import { getTenant, NotFoundError } from "../tenants/service";
-import { ONLINE_WINDOW_MS } from "./model";
+import { ONLINE_WINDOW_MS, type HeartbeatRequestSchema } from "./model";
+
+export type Heartbeat = Static<typeof HeartbeatRequestSchema>;
+
+/** The health fields kept on the device: everything but news_after, with the signed time of the report. */
+export function healthSnapshot(hb: Heartbeat, signedAt: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(hb)) if (k !== "news_after" && v !== undefined) out[k] = v;
+  out.reported_at = signedAt;
+  return out;
+}
+
+export interface HeartbeatReport {
+  now: number;
+  deviceId: string;
+  /** The request's signed X-Timestamp. */
+  signedAt: number;
+  report: Heartbeat;
+}
+
+/**
+ * Keeps the latest report (contract §7). "Latest" is by the signed X-Timestamp: an older request
+ * arriving late (or replayed) updates neither the snapshot nor last_heartbeat_at, which only ever
+ * grows, so it cannot make a silent phone look online (§5). last_seen_at is the server's time.
+ */
+export function recordHeartbeat(tx: Db, { now, deviceId, signedAt, report }: HeartbeatReport): void {
+  const newer = `(last_heartbeat_at IS NULL OR ?1 >= last_heartbeat_at)`;
+  rawClient(tx)
+    .query(
+      `UPDATE devices SET
+         health = CASE WHEN ${newer} THEN ?2 ELSE health END,
+         app_version = CASE WHEN ${newer} AND ?3 IS NOT NULL THEN ?3 ELSE app_version END,
+         os_version = CASE WHEN ${newer} AND ?4 IS NOT NULL THEN ?4 ELSE os_version END,
+         last_heartbeat_at = MAX(COALESCE(last_heartbeat_at, ?1), ?1),
+         last_seen_at = ?5
+       WHERE id = ?6`,
+    )
+    .run(signedAt, JSON.stringify(healthSnapshot(report, signedAt)), report.app_version || null, report.os_version || null, now, deviceId);
+}
 
 export function listDevices(db: Db, tenantId: string) {
   getTenant(db, tenantId);

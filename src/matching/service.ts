@@ -9,9 +9,10 @@
 //   in its final state, and then the match row and the order.
 // - reevaluateWaiting: after orders were created, re-synced, cancelled or expired.
 // - recordMatch: a match of an event that was stored waiting (re-evaluation, or a person's).
-// - sweepExpiredOrders: periodic; marks expired orders and re-evaluates what waited on them.
+// - expireOrders: periodic, in bounded steps; marks expired orders and re-evaluates what waited on them.
 import { newTimeOrderedId } from "../ids";
-import type { Db, Store } from "../store/db";
+import type { Db } from "../store/db";
+import type { Writer } from "../store/writer";
 import { chooseOrder, choosePayment, settleWaitingPayment, type Decision, type NewPaymentFacts, type OrderFacts, type PaymentFacts } from "./engine";
 import {
   candidateOrdersFor,
@@ -241,39 +242,48 @@ function amountState(s: MatchingStatements, scope: Scope, amount: number, now: n
   };
 }
 
+/** Orders expired per write: one bounded step of the sweep (contract §14). */
 export const SWEEP_BATCH = 200;
 
 /**
- * contract §10: "pending orders past expires_at read as expired". Reading is already correct
- * without this (candidates are filtered by expires_at at `now`); the sweep records the expiry and
- * re-evaluates the waiting payments that the expired orders kept ambiguous. Safe to call at any
- * interval and from any process; each batch is one transaction. Returns how many orders expired.
+ * Pending orders past expires_at that the sweep has yet to record (a read: serve asks before it
+ * hands the writer a step, and most sweeps find none).
  */
-export function sweepExpiredOrders(store: Store, now: number): number {
-  // A read first: most sweeps find nothing, and a write transaction would wait for the event
-  // writer thread's commit (serve runs this every second on the HTTP thread).
-  if (statements(store.db).expiredPending.all({ now, limit: 1 }).length === 0) return 0;
-  let total = 0;
-  for (;;) {
-    const n = store.db.transaction(
-      (tx) => {
-        const s = statements(tx as unknown as Db);
-        const due = s.expiredPending.all({ now, limit: SWEEP_BATCH });
-        const byScope = new Map<string, { scope: Scope; shapes: OrderShape[] }>();
-        for (const o of due) {
-          if (changes(s.markExpired.run({ tenantId: o.tenantId, environment: o.environment, id: o.id, now })) !== 1) continue;
-          const key = `${o.tenantId}\u0000${o.environment}`;
-          const entry = byScope.get(key) ?? { scope: { tenantId: o.tenantId, environment: o.environment }, shapes: [] };
-          entry.shapes.push(o);
-          byScope.set(key, entry);
-        }
-        for (const { scope, shapes } of byScope.values()) reevaluateWaiting(tx as unknown as Db, scope, shapes, now);
-        return due.length;
-      },
-      { behavior: "immediate" },
-    );
-    total += n;
-    if (n < SWEEP_BATCH) return total;
-  }
+export function expiryDue(db: Db, now: number): boolean {
+  return statements(db).expiredPending.all({ now, limit: 1 }).length > 0;
 }
 
+/**
+ * contract §10: "pending orders past expires_at read as expired". Reading is already correct
+ * without this (candidates are filtered by expires_at at `now`); the sweep records the expiry of up
+ * to `limit` orders and re-evaluates the waiting payments they kept ambiguous. A write of the
+ * writer (src/writes.ts); serve repeats it while it returns `limit`. Returns how many expired.
+ */
+export function expireOrders(tx: Db, now: number, limit: number = SWEEP_BATCH): number {
+  const s = statements(tx);
+  const due = s.expiredPending.all({ now, limit });
+  const byScope = new Map<string, { scope: Scope; shapes: OrderShape[] }>();
+  for (const o of due) {
+    if (changes(s.markExpired.run({ tenantId: o.tenantId, environment: o.environment, id: o.id, now })) !== 1) continue;
+    const key = `${o.tenantId}\u0000${o.environment}`;
+    const entry = byScope.get(key) ?? { scope: { tenantId: o.tenantId, environment: o.environment }, shapes: [] };
+    entry.shapes.push(o);
+    byScope.set(key, entry);
+  }
+  for (const { scope, shapes } of byScope.values()) reevaluateWaiting(tx, scope, shapes, now);
+  return due.length;
+}
+
+/**
+ * serve's expiry sweep: records every expiry due at `now` through the writer, in bounded steps
+ * (expireOrders), each a write of its own so that other writes go in between (contract §14).
+ * Asks the reader first: most sweeps find nothing and hand the writer no work.
+ */
+export async function sweepExpiredOrders(reader: Db, writer: Writer, now: number): Promise<number> {
+  if (!expiryDue(reader, now)) return 0;
+  let expired = 0;
+  for (let n = SWEEP_BATCH; n === SWEEP_BATCH; expired += n) {
+    n = await writer.run("expireOrders", { now, limit: SWEEP_BATCH });
+  }
+  return expired;
+}

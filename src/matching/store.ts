@@ -6,7 +6,7 @@
 import type { Database } from "bun:sqlite";
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
-import type { Db } from "../store/db";
+import { perConnection, type Db } from "../store/db";
 import * as schema from "../store/schema";
 import { hourOf, OCCURRED_HOUR, PENDING_ORDER, type Environment } from "../store/schema";
 import { EARLY_PAYMENT_MS, type NewPaymentFacts, type OrderFacts, type PaymentFacts } from "./engine";
@@ -27,13 +27,6 @@ export type WaitingPayment = PaymentFacts & { matchStatus: EventRow["matchStatus
 /** Payment statuses that wait for an order (contract §10); duplicates never match. */
 export const WAITING: EventRow["matchStatus"][] = ["unmatched", "ambiguous"];
 
-/** The bun:sqlite connection under a drizzle database or transaction (both share it). */
-export function rawClient(db: Db): Database {
-  const d = db as unknown as { $client?: Database; session?: { client?: Database } };
-  const client = d.$client ?? d.session?.client;
-  if (!client) throw new Error("expected a drizzle bun:sqlite database or transaction");
-  return client;
-}
 
 type WaitingParams = { tenantId: string; environment: Environment; amount: number; from: number; to: number; fromHour: number; toHour: number };
 
@@ -128,24 +121,6 @@ function prepareAll(client: Database) {
         ),
       )
       .prepare(),
-  };
-}
-
-/**
- * A value made once per connection (prepared statements): `perConnection(make)(db)`. Keyed by the
- * connection rather than the Store (compare perStore in store/db.ts) because decideNewEvent is handed
- * only a transaction; statements prepared on the connection work inside any of its transactions.
- */
-export function perConnection<T>(make: (client: Database) => T): (db: Db) => T {
-  const made = new WeakMap<Database, T>();
-  return (db) => {
-    const client = rawClient(db);
-    let value = made.get(client);
-    if (value === undefined) {
-      value = make(client);
-      made.set(client, value);
-    }
-    return value;
   };
 }
 

@@ -1,11 +1,11 @@
 // Receiving a payment event (contract §6): idempotency (replays, keys in use, reused keys) and the
-// semantic checks, then the write (store-event.ts) through the event writer. Used by
+// semantic checks, then the write (store-event.ts) through the one writer. Used by
 // POST /device/v1/events and by the connector's POST /connector/v1/test/payments.
 import type { Clock } from "../clock";
 import { sha256Hex } from "../ids";
 import { ApiError } from "../http/errors";
-import { perStore, type Store } from "../store/db";
-import { inThreadWriterOf, type EventWriter } from "./event-writer";
+import { perConnection, type Store } from "../store/db";
+import type { Writer } from "../store/writer";
 import { canonicalJson, type PaymentEvent } from "./model";
 import { findExisting, ingestStatementsOf, type IngestScope, type StoredAnswer } from "./store-event";
 
@@ -28,7 +28,7 @@ export const bodyHashOf = (body: PaymentEvent): string => sha256Hex(canonicalJso
  * Resolves only after the event is committed to disk.
  */
 export async function ingestPayment(
-  deps: { store: Store; clock: Clock; events?: EventWriter },
+  deps: { store: Store; clock: Clock; writer: Writer },
   scope: IngestScope,
   body: PaymentEvent,
 ): Promise<IngestResult> {
@@ -51,7 +51,7 @@ export async function ingestPayment(
   }
   inFlight.add(key);
   try {
-    const stored = await (deps.events ?? inThreadWriterOf(store)).write({ scope, body, hash, now });
+    const stored = await deps.writer.run("storeEvent", { scope, body, hash, now });
     if ("replay" in stored) return replayOf(stored.replay, hash, body.event_id);
     return { status: 201, body: stored.receipt as unknown as Record<string, unknown>, replayed: false };
   } finally {
@@ -70,4 +70,4 @@ function replayOf(row: StoredAnswer, hash: string, eventId: string): IngestResul
 }
 
 /** Events being stored right now, per store: the 409 idempotency_key_in_use of contract §6. */
-const inFlightOf = perStore(() => new Set<string>());
+const inFlightOf = perConnection(() => new Set<string>());

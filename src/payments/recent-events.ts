@@ -4,7 +4,7 @@
 // later, a batch at a time, while the box is quiet, many keys share the pages they land on and the
 // fsyncs of one commit. Correctness never waits for it: every lookup asks both partitions, and
 // the database keeps one event per phone and event id across them (migration 0008).
-import { perStore, type Store } from "../store/db";
+import { perConnection, type Db } from "../store/db";
 
 /** Events per move transaction while quiet (about 70 ms on the bench seed; 2000 took up to 224 ms). */
 export const MOVE_BATCH = 1000;
@@ -27,37 +27,38 @@ export const RECENT_SQL = {
   move: `UPDATE events SET recent = 0 WHERE seq IN (SELECT seq FROM events WHERE recent = 1 ORDER BY seq LIMIT $limit)`,
 } as const;
 
-const statementsOf = perStore((store) => ({
-  oldestRecent: store.sqlite.prepare<{ seq: number }, []>(RECENT_SQL.oldestRecent),
-  newest: store.sqlite.prepare<{ seq: number; receivedAt: number }, []>(RECENT_SQL.newest),
-  move: store.sqlite.prepare<never, [{ limit: number }]>(RECENT_SQL.move),
+const statementsOf = perConnection((client) => ({
+  oldestRecent: client.prepare<{ seq: number }, []>(RECENT_SQL.oldestRecent),
+  newest: client.prepare<{ seq: number; receivedAt: number } | null, []>(RECENT_SQL.newest),
+  move: client.prepare<never, [{ limit: number }]>(RECENT_SQL.move),
 }));
 
 /**
  * How many recent events to move now, by the policy above: none while events keep coming (unless
  * more than RECENT_CAP wait), a batch once the box has been quiet for QUIET_AFTER_MS.
  */
-export function recentEventsToMove(store: Store, now: number): number {
-  const s = statementsOf(store);
+export function recentEventsToMove(db: Db, now: number): number {
+  const s = statementsOf(db);
   const oldest = s.oldestRecent.get();
-  if (!oldest) return 0;
-  const newest = s.newest.get()!;
+  const newest = s.newest.get();
+  // A damaged database (a restore copied in while a server ran) may hold rows without these
+  // values: nothing is moved, and nothing throws every second.
+  if (!oldest || !newest || typeof newest.receivedAt !== "number") return 0;
   if (now - newest.receivedAt >= QUIET_AFTER_MS) return MOVE_BATCH;
   // seq only grows, so this bounds the number of recent events from above.
   const waiting = newest.seq - oldest.seq + 1;
   return waiting > RECENT_CAP ? MOVE_BATCH_BUSY : 0;
 }
 
-/** Moves up to `limit` of the oldest recent events in one transaction; returns how many it moved. */
-export function moveRecentEvents(store: Store, limit: number): number {
+/** Moves up to `limit` of the oldest recent events (a write of the writer); returns how many it moved. */
+export function moveRecentEvents(tx: Db, limit: number): number {
   if (limit <= 0) return 0;
-  const s = statementsOf(store);
-  return store.sqlite.transaction(() => s.move.run({ limit }).changes).immediate();
+  return statementsOf(tx).move.run({ limit }).changes;
 }
 
-/** The periodic step: moves one batch when the policy says so. */
-export function foldRecentEvents(store: Store, now: number): number {
-  return moveRecentEvents(store, recentEventsToMove(store, now));
+/** The periodic step (a write of the writer): moves one batch when the policy says so. */
+export function foldRecentEvents(tx: Db, now: number): number {
+  return moveRecentEvents(tx, recentEventsToMove(tx, now));
 }
 
 /** After a failed move, the next try waits this long, doubled after each further failure up to MAX. */
@@ -67,18 +68,18 @@ export const MAX_RETRY_AFTER_FAILURE_MS = 5 * 60_000;
 export type MoverStep = { moved: number } | { failed: Error; failures: number; retryAt: number } | { waitingUntil: number };
 
 /**
- * serve's mover, stepped every second: foldRecentEvents, except that after a failure (the database
- * locked past busy_timeout, a full disk) it waits before trying again, longer after each failure,
- * instead of redoing and rolling back the same batch, and logging it, every second.
+ * serve's mover, stepped every second: foldRecentEvents on the writer, except that after a failure
+ * (the database locked past busy_timeout, a full disk) it waits before trying again, longer after
+ * each failure, instead of redoing and rolling back the same batch, and logging it, every second.
  */
-export function recentEventsMover(store: Store) {
+export function recentEventsMover(fold: (now: number) => Promise<number>) {
   let failures = 0;
   let retryAt = 0;
   return {
-    step(now: number): MoverStep {
+    async step(now: number): Promise<MoverStep> {
       if (now < retryAt) return { waitingUntil: retryAt };
       try {
-        const moved = foldRecentEvents(store, now);
+        const moved = await fold(now);
         failures = 0;
         return { moved };
       } catch (e) {

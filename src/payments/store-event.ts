@@ -1,10 +1,10 @@
 // Writing one payment event inside the group commit's transaction (contract §6): the stored answer
 // of a replay, or else the checks of a new event, duplicates across phones, the matching engine's
 // decision, the insert in its final state and the first answer kept for replays. Runs on whichever
-// thread owns the writing connection (payments/event-writer.ts).
+// thread owns the writing connection (store/writer.ts).
 import type { Statement } from "bun:sqlite";
 import { decideNewEvent, recordAutoMatch, type MatchOutcome } from "../matching/service";
-import { perStore, type Db } from "../store/db";
+import { perConnection, type Db } from "../store/db";
 import { hourOf, inBothPartitions, OCCURRED_HOUR, type Environment } from "../store/schema";
 import { findOriginal, DUPLICATE_WINDOW_MS, type Report, type StoredReport } from "./duplicates";
 import { checkPaymentEvent, type EventReceipt, type PaymentEvent } from "./model";
@@ -202,8 +202,7 @@ export const INGEST_SQL = {
      LIMIT ${CANDIDATE_LIMIT}`,
 } as const;
 
-export const ingestStatementsOf = perStore((store): Statements => {
-  const db = store.sqlite;
+export const ingestStatementsOf = perConnection((db): Statements => {
   return {
     findByDevice: db.prepare(INGEST_SQL.findByDevice),
     findWithoutDevice: db.prepare(INGEST_SQL.findWithoutDevice),

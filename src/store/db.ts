@@ -32,7 +32,11 @@ export function ensureDataDir(dataDir: string): void {
 export interface OpenOptions {
   /** Apply only the first N migrations (tests of upgrades from an older schema). */
   migrateUpTo?: number;
+  /** How long a write waits for another connection's lock before SQLITE_BUSY (default 5000 ms). */
+  busyTimeoutMs?: number;
 }
+
+export const BUSY_TIMEOUT_MS = 5000;
 
 export function openStore(dataDir: string, opts: OpenOptions = {}): Store {
   ensureDataDir(dataDir);
@@ -44,7 +48,7 @@ export function openStore(dataDir: string, opts: OpenOptions = {}): Store {
     // a read-only file system or foreign owner: opening still works, permissions are the admin's call
   }
   // Order matters (stack notes): busy_timeout first, or a concurrent CLI write fails at once.
-  sqlite.run("PRAGMA busy_timeout = 5000");
+  sqlite.run(`PRAGMA busy_timeout = ${Math.trunc(opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS)}`);
   sqlite.run("PRAGMA journal_mode = WAL");
   // FULL: an acknowledged write survives power loss (contract §6, §13).
   sqlite.run("PRAGMA synchronous = FULL");
@@ -116,14 +120,36 @@ function migrate(sqlite: Database, known: MigrationMeta[], migrations: Migration
   }
 }
 
-/** A value made once per open store (prepared statements, caches): `perStore(make)(store)`. */
-export function perStore<T>(make: (store: Store) => T): (store: Store) => T {
-  const made = new WeakMap<Store, T>();
-  return (store) => {
-    let value = made.get(store);
+/**
+ * Makes `store` a reader: any write on it fails at once ("attempt to write a readonly database").
+ * The HTTP thread's connection is one, so that every write goes through the writer (contract §14)
+ * and a write that slipped past it is a loud bug, not a lock wait on the event loop.
+ */
+export function readerOnly(store: Store): Store {
+  store.sqlite.run("PRAGMA query_only = ON");
+  return store;
+}
+
+/** The bun:sqlite connection under a drizzle database or transaction (both share it). */
+export function rawClient(db: Db): Database {
+  const d = db as unknown as { $client?: Database; session?: { client?: Database } };
+  const client = d.$client ?? d.session?.client;
+  if (!client) throw new Error("expected a drizzle bun:sqlite database or transaction");
+  return client;
+}
+
+/**
+ * A value made once per connection (prepared statements): `perConnection(make)(db)`, where `db` is
+ * a Store, its drizzle database or a transaction of it (all share one connection).
+ */
+export function perConnection<T>(make: (client: Database) => T): (db: Db | Store) => T {
+  const made = new WeakMap<Database, T>();
+  return (db) => {
+    const client = "sqlite" in db && "path" in db ? (db as Store).sqlite : rawClient(db as Db);
+    let value = made.get(client);
     if (value === undefined) {
-      value = make(store);
-      made.set(store, value);
+      value = make(client);
+      made.set(client, value);
     }
     return value;
   };

@@ -1,6 +1,6 @@
 // GET /healthz (contract §1): unauthenticated, cheap, and honest about the database.
 import { Elysia } from "elysia";
-import type { EventWriter } from "../payments/event-writer";
+import type { Writer } from "../store/writer";
 import type { Store } from "../store/db";
 import { T } from "../http/schemas";
 import { describe } from "../http/openapi";
@@ -11,14 +11,14 @@ const Health = T.Object({
   version: T.String(),
 });
 
-export const healthRoutes = (store: Store, events?: EventWriter) =>
+export const healthRoutes = (store: Store, writer: Writer) =>
   new Elysia().get(
     "/healthz",
     () => {
       try {
         store.sqlite.query("SELECT 1").get();
-        // serve's writer thread is how payment events reach the database.
-        if (events && !events.running()) throw new Error("event writer down");
+        // Every write goes through the writer thread (contract §14).
+        if (!writer.running()) throw new Error("writer down");
         return Response.json({ status: "ok", version: VERSION });
       } catch {
         return Response.json({ status: "unavailable", version: VERSION }, { status: 503 });
@@ -28,7 +28,7 @@ export const healthRoutes = (store: Store, events?: EventWriter) =>
       tag: "System",
       summary: "Health check",
       description:
-        "`200` while the database answers; `503` with `status: unavailable` when it cannot be used, including while the thread that stores payment events is down (it is restarted by itself).",
+        "`200` while the database answers; `503` with `status: unavailable` when it cannot be used, including while the thread that makes every write is down (it is restarted by itself).",
       success: { status: 200, description: "Healthy", schema: Health, example: { status: "ok", version: VERSION } },
       errors: [],
       responses: {

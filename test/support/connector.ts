@@ -1,11 +1,12 @@
 // Helpers for the connector and matching tests: payments through the real ingestion path, orders
-// through the real sync service, and a few readers of the stored state.
+// through the app's writer, and a few readers of the stored state.
 import { ingestPayment } from "../../src/payments/ingest";
 import { normalizePaymentEvent, type PaymentEvent } from "../../src/payments/model";
 import type { Clock } from "../../src/clock";
 import type { Store } from "../../src/store/db";
 import type { Environment } from "../../src/store/schema";
-import { syncOrders, type OrderInput } from "../../src/connector/orders.service";
+import type { OrderInput } from "../../src/connector/orders.service";
+import type { TestApp } from "./harness";
 
 export interface Scope {
   tenantId: string;
@@ -62,16 +63,17 @@ export function ensurePhone(store: Store, clock: Clock, scope: Scope, deviceId: 
   );
 }
 
-/** A payment through ingestion (the same path as a phone's event, from a phone of the scope). */
-export async function pay(store: Store, clock: Clock, scope: Scope, spec: PaymentSpec) {
-  if (spec.deviceId) ensurePhone(store, clock, scope, spec.deviceId);
-  const event = paymentEvent(spec, clock.now());
-  const result = await ingestPayment({ store, clock }, { ...scope, deviceId: spec.deviceId ?? null }, event);
+/** A payment through ingestion and the app's writer (the same path as a phone's event, from a phone of the scope). */
+export async function pay(t: TestApp, scope: Scope, spec: PaymentSpec) {
+  if (spec.deviceId) ensurePhone(t.store, t.clock, scope, spec.deviceId);
+  const event = paymentEvent(spec, t.clock.now());
+  const result = await ingestPayment(t, { ...scope, deviceId: spec.deviceId ?? null }, event);
   return { eventId: event.event_id, ...result, match: result.body.match as { status: string; order_id: string | null } };
 }
 
-export function sync(store: Store, clock: Clock, scope: Scope, orders: OrderInput[]) {
-  return syncOrders(store, scope, orders, clock.now());
+/** An order sync through the app's writer, as POST /connector/v1/orders makes it. */
+export function sync(t: TestApp, scope: Scope, orders: OrderInput[]) {
+  return t.writer.run("syncOrders", { scope: { tenantId: scope.tenantId, environment: scope.environment }, orders, now: t.clock.now() });
 }
 
 export const order = (id: string, amount: number, extra: Partial<OrderInput> = {}): OrderInput => ({ id, amount, currency: "PEN", ...extra });

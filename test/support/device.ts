@@ -9,10 +9,10 @@ export function clientOptions(t: TestApp, ip = "127.0.0.1"): ClientOptions {
   return {
     fetch: (r) => t.app.handle(r, ip),
     now: () => t.clock.now(),
-    // Move the clock instead of waiting, and let the event loop turn once (pending commits finish).
+    // Move the clock instead of waiting, and let the writes already handed over commit.
     sleep: async (ms) => {
       t.clock.advance(ms);
-      await new Promise((r) => setImmediate(r));
+      await t.writer.idle();
     },
   };
 }

@@ -7,8 +7,8 @@ import { createApp, type App } from "../../src/app";
 import { ManualClock } from "../../src/clock";
 import { createRateLimiters } from "../../src/http/rate-limit";
 import { jsonLogger } from "../../src/log";
-import { startWriterThread } from "../../src/payments/event-writer";
-import { openStore, type Store } from "../../src/store/db";
+import { openStore, readerOnly, type Store } from "../../src/store/db";
+import { startWriter, type Writer } from "../../src/store/writer";
 import { createSecretBox, loadMasterKey } from "../../src/store/secret-box";
 import { createTenant } from "../../src/tenants/service";
 
@@ -30,7 +30,15 @@ export interface RequestOptions {
 
 export interface TestApp {
   app: App;
+  /**
+   * A connection of the tests' own, as a CLI command has: fixtures (tenants, codes) and inspection.
+   * The app reads through another, read-only one, and writes only through `writer`, as in serve.
+   */
   store: Store;
+  /** The app's writer thread (contract §14), the same as serve's. */
+  writer: Writer;
+  /** The app's own connection, read-only as in serve. */
+  reader: Store;
   clock: ManualClock;
   dataDir: string;
   logs: string[];
@@ -39,16 +47,16 @@ export interface TestApp {
   send(req: Request, ip?: string): Promise<TestResponse>;
   /** A tenant with a live and a test key. */
   tenant(name?: string): { tenant_id: string; name: string; keys: { live: string; test: string } };
-  /** Async only with the writer thread (it waits for the thread's writes). */
-  close(): void | Promise<void>;
+  /** Waits for the writer thread's writes, then removes the data dir. */
+  close(): Promise<void>;
 }
 
 export interface TestAppOptions {
   clock?: ManualClock;
   rateLimitScale?: number;
   publicUrl?: string;
-  /** Store payment events on a writer thread, as `serve` does (default: the calling thread). */
-  writerThread?: boolean;
+  /** The writer's busy_timeout: how long a write waits for a lock held by another connection. */
+  busyTimeoutMs?: number;
 }
 
 export async function readResponse(res: Response): Promise<TestResponse> {
@@ -60,20 +68,18 @@ export async function readResponse(res: Response): Promise<TestResponse> {
 }
 
 /**
- * Runs `during` while a second connection holds the database's write lock, with the app's own
- * connection waiting 50 ms for it instead of 5 s: what a request meets when another write keeps
- * the database busy past busy_timeout.
+ * Runs `during` while a second connection (a CLI command, say) holds the database's write lock:
+ * what a request meets when the writer waits past its busy_timeout (start the app with a short
+ * one, makeTestApp({ busyTimeoutMs: 50 })).
  */
 export async function whileDatabaseLocked<T>(store: Store, during: () => Promise<T>): Promise<T> {
   const other = new Database(store.path);
-  store.sqlite.run("PRAGMA busy_timeout = 50");
   other.run("BEGIN IMMEDIATE");
   try {
     return await during();
   } finally {
     other.run("ROLLBACK");
     other.close();
-    store.sqlite.run("PRAGMA busy_timeout = 5000");
   }
 }
 
@@ -82,10 +88,11 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const store = openStore(dataDir);
   const clock = opts.clock ?? new ManualClock();
   const logs: string[] = [];
-  const events = opts.writerThread ? await startWriterThread(dataDir) : undefined;
+  const writer = await startWriter(dataDir, { busyTimeoutMs: opts.busyTimeoutMs });
+  const reader = readerOnly(openStore(dataDir));
   const app = createApp({
-    events,
-    store,
+    writer,
+    store: reader,
     clock,
     logger: jsonLogger((l) => logs.push(l)),
     limiters: createRateLimiters(clock, opts.rateLimitScale ?? 1),
@@ -96,6 +103,8 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   return {
     app,
     store,
+    writer,
+    reader,
     clock,
     dataDir,
     logs,
@@ -113,12 +122,11 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
       return send(new Request(`http://localhost${path}`, { method, headers, body }), o.ip);
     },
     tenant: (name = "Bodega Rosa") => createTenant(store.db, clock, name),
-    close() {
-      const done = () => {
-        store.close();
-        rmSync(dataDir, { recursive: true, force: true });
-      };
-      return events ? events.close().then(done) : done();
+    async close() {
+      await writer.close();
+      reader.close();
+      store.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

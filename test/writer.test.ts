@@ -1,10 +1,11 @@
-// The writer thread that `serve` stores payment events on (src/payments/event-writer.ts): the same
-// answers as the calling-thread writer through app.handle, errors that cross the thread intact,
-// every write handed over settled by close(), and a thread that dies replaced by a new one.
+// The one writer (src/store/writer.ts, contract §14): writes by name through app.handle as serve
+// makes them, errors that cross the thread intact, every write handed over settled by close(), a
+// thread that dies replaced by a new one, and the HTTP thread's connection refusing any write.
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { ApiError, isDatabaseBusy } from "../src/http/errors";
-import { receiveError, sendError, startWriterThread, type EventWriter } from "../src/payments/event-writer";
+import { DomainError } from "../src/errors";
+import { isDatabaseBusy } from "../src/http/errors";
+import { receiveError, sendError, startWriter, type Writer } from "../src/store/writer";
 import { bodyHashOf } from "../src/payments/ingest";
 import { parsePaymentEvent } from "../src/payments/model";
 import type { StoreJob } from "../src/payments/store-event";
@@ -12,7 +13,7 @@ import { healthRoutes } from "../src/system/health";
 import { activatePhone, paymentEvent, postEvent, type Phone } from "./support/device";
 import { makeTestApp, type TestApp } from "./support/harness";
 
-const t = await makeTestApp({ writerThread: true });
+const t = await makeTestApp();
 afterAll(() => t.close());
 
 const storedRows = (deviceId: string) =>
@@ -23,6 +24,9 @@ async function until(done: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
   expect(done()).toBe(true);
 }
+
+/** A payment event handed to `writer` as ingestPayment hands it over. */
+const store = (writer: Writer, job: StoreJob) => writer.run("storeEvent", job);
 
 /** A job as ingestPayment hands it over, for a phone of `t`. */
 function jobFor(app: TestApp, phone: Phone, over: Record<string, unknown> = {}): StoreJob {
@@ -100,35 +104,35 @@ describe("through app.handle, as serve runs it", () => {
 });
 
 describe("errors cross the thread", () => {
-  test("an ApiError keeps its code, detail, extra fields and headers", () => {
-    const sent = new ApiError("idempotency_key_in_use", "wait", { event_id: "e1" }, { "retry-after": "1" });
+  test("a DomainError keeps its code, status, detail and extra fields", () => {
+    const sent = new DomainError("order_already_matched", "matched", { order_id: "A-1" });
     const back = receiveError(structuredClone(sendError(sent)));
-    expect(back).toBeInstanceOf(ApiError);
-    expect(back).toMatchObject({ code: "idempotency_key_in_use", status: 409, detail: "wait", extra: { event_id: "e1" }, headers: { "retry-after": "1" } });
+    expect(back).toBeInstanceOf(DomainError);
+    expect(back).toMatchObject({ code: "order_already_matched", status: 409, detail: "matched", extra: { order_id: "A-1" } });
   });
 
   test("any other error keeps its message, SQLite code and stack, and becomes a plain Error (a 500, or a 503 when busy)", () => {
     const back = receiveError(structuredClone(sendError(new TypeError("boom"))));
-    expect(back).not.toBeInstanceOf(ApiError);
-    expect(back.message).toBe("event writer: boom");
+    expect(back).not.toBeInstanceOf(DomainError);
+    expect(back.message).toBe("writer: boom");
     expect(isDatabaseBusy(back)).toBe(false);
     const busy = Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
     const busyBack = receiveError(structuredClone(sendError(busy)));
-    expect(busyBack.message).toBe("event writer: SQLITE_BUSY: database is locked");
+    expect(busyBack.message).toBe("writer: SQLITE_BUSY: database is locked");
     expect(busyBack.stack).toContain("(writer thread) Error: database is locked");
     expect(isDatabaseBusy(busyBack)).toBe(true); // answered 503 with Retry-After (app.ts)
   });
 
   test("a write that fails in the thread fails alone: the others are stored", async () => {
     const phone = await activatePhone(t);
-    const events = await startWriterThread(t.dataDir);
+    const events = await startWriter(t.dataDir);
     try {
       const good = [jobFor(t, phone), jobFor(t, phone)];
       // Refused by the foreign key on events.tenant_id, inside the thread's transaction.
       const bad: StoreJob = { ...jobFor(t, phone), scope: { ...good[0]!.scope, tenantId: "ten_missing" } };
-      const results = await Promise.allSettled([events.write(good[0]!), events.write(bad), events.write(good[1]!)]);
+      const results = await Promise.allSettled([store(events, good[0]!), store(events, bad), store(events, good[1]!)]);
       expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-      expect(((results[1] as PromiseRejectedResult).reason as Error).message).toMatch(/^event writer: .*FOREIGN KEY/);
+      expect(((results[1] as PromiseRejectedResult).reason as Error).message).toMatch(/^writer: .*FOREIGN KEY/);
       expect(storedRows(phone.deviceId).map((r) => r.event_id).sort()).toEqual(good.map((j) => j.body.event_id).sort());
     } finally {
       await events.close();
@@ -139,26 +143,26 @@ describe("errors cross the thread", () => {
 describe("lifecycle", () => {
   test("close() settles every write handed over before it, and refuses later ones", async () => {
     const phone = await activatePhone(t);
-    const events = await startWriterThread(t.dataDir);
+    const events = await startWriter(t.dataDir);
     const jobs = Array.from({ length: 200 }, () => jobFor(t, phone));
-    const writes = jobs.map((j) => events.write(j));
+    const writes = jobs.map((j) => store(events, j));
     await events.close();
     const outcomes = await Promise.all(writes);
     expect(outcomes.every((o) => "receipt" in o)).toBe(true);
     expect(storedRows(phone.deviceId)).toHaveLength(200);
-    await expect(events.write(jobFor(t, phone))).rejects.toThrow("event writer closed");
+    await expect(store(events, jobFor(t, phone))).rejects.toThrow("writer closed");
   });
 
   test("a thread that dies fails what it held, is reported, and a new thread takes the next writes", async () => {
     const phone = await activatePhone(t);
     const failures: string[] = [];
-    const events: EventWriter = await startWriterThread(t.dataDir, { onFailure: (e) => failures.push(e.message) });
+    const events: Writer = await startWriter(t.dataDir, { onFailure: (e) => failures.push(e.message) });
     try {
-      expect("receipt" in (await events.write(jobFor(t, phone)))).toBe(true);
+      expect("receipt" in (await store(events, jobFor(t, phone)))).toBe(true);
       (events as unknown as { worker: Worker }).worker.terminate();
       await until(() => failures.length > 0);
-      expect(failures).toEqual(["event writer thread stopped"]);
-      const next = await events.write(jobFor(t, phone));
+      expect(failures).toEqual(["writer thread stopped"]);
+      const next = await store(events, jobFor(t, phone));
       expect("receipt" in next).toBe(true);
       expect(storedRows(phone.deviceId)).toHaveLength(2);
     } finally {
@@ -167,14 +171,14 @@ describe("lifecycle", () => {
   });
 
   test("a data dir the thread cannot open: start fails with the reason", async () => {
-    await expect(startWriterThread("/proc/no-such-dir/data")).rejects.toThrow(/ENOENT.*mkdir '\/proc\/no-such-dir\/data'/);
+    await expect(startWriter("/proc/no-such-dir/data")).rejects.toThrow(/ENOENT.*mkdir '\/proc\/no-such-dir\/data'/);
   });
 
   test("a new thread that cannot open the database is retried until one can; meanwhile writes fail and /healthz is 503", async () => {
     const app = await makeTestApp();
     const phone = await activatePhone(app);
     const failures: string[] = [];
-    const events = await startWriterThread(app.dataDir, { onFailure: (e, what) => failures.push(`${what}: ${e.message}`), restartDelayMs: 20 });
+    const events = await startWriter(app.dataDir, { onFailure: (e, what) => failures.push(`${what}: ${e.message}`), restartDelayMs: 20 });
     const health = healthRoutes(app.store, events);
     const healthStatus = async () => (await health.handle(new Request("http://localhost/healthz"))).status;
     const moved = `${app.dataDir}-moved`;
@@ -185,17 +189,17 @@ describe("lifecycle", () => {
       writeFileSync(app.dataDir, "not a directory");
       (events as unknown as { worker: Worker }).worker.terminate();
       await until(() => failures.filter((f) => f.startsWith("restart failed")).length >= 2);
-      expect(failures[0]).toBe("stopped: event writer thread stopped");
+      expect(failures[0]).toBe("stopped: writer thread stopped");
       expect(failures[1]).toMatch(/^restart failed: EEXIST/);
       expect(events.running()).toBe(false);
       expect(await healthStatus()).toBe(503);
-      await expect(events.write(jobFor(app, phone))).rejects.toThrow("event writer thread is not running");
+      await expect(store(events, jobFor(app, phone))).rejects.toThrow("writer thread is not running");
       // Put the data dir back: a later retry opens it, and writes work again.
       rmSync(app.dataDir);
       renameSync(moved, app.dataDir);
       await until(() => events.running());
       expect(await healthStatus()).toBe(200);
-      expect("receipt" in (await events.write(jobFor(app, phone)))).toBe(true);
+      expect("receipt" in (await store(events, jobFor(app, phone)))).toBe(true);
     } finally {
       await events.close();
       if (existsSync(moved)) {
@@ -208,12 +212,45 @@ describe("lifecycle", () => {
 
   test("close() twice waits for the same shutdown", async () => {
     const phone = await activatePhone(t);
-    const events = await startWriterThread(t.dataDir);
-    const write = events.write(jobFor(t, phone));
+    const events = await startWriter(t.dataDir);
+    const write = store(events, jobFor(t, phone));
     const [a, b] = [events.close(), events.close()];
     expect(a).toBe(b);
     await b;
     expect("receipt" in (await write)).toBe(true);
     expect(events.running()).toBe(false);
+  });
+});
+
+describe("one writer (contract §14)", () => {
+  test("the app's own connection refuses writes: every write the routes make went through the writer", async () => {
+    // Every HTTP test in this suite runs on such a connection, so a route that wrote through it
+    // would fail there with this error.
+    expect(() => t.reader.sqlite.run("DELETE FROM tenants")).toThrow(/readonly/);
+    expect(t.reader.sqlite.query<{ query_only: number }, []>("PRAGMA query_only").get()).toEqual({ query_only: 1 });
+  });
+
+  test("a batch over its time budget commits what it has and carries the rest into the next transaction", async () => {
+    const { CommitQueue, TRANSACTION_BUDGET_MS } = await import("../src/store/commit-queue");
+    const app = await makeTestApp();
+    const tenantId = app.tenant().tenant_id;
+    const queue = new CommitQueue(app.store);
+    // What another connection sees: only committed rows.
+    const committed = () => app.reader.sqlite.query<{ id: string }, []>("SELECT id FROM news ORDER BY seq").all().map((r) => r.id);
+    const seenBefore: string[][] = [];
+    const slow = (id: string) =>
+      queue.submit(() => {
+        seenBefore.push(committed());
+        app.store.sqlite.run("INSERT INTO news (id, tenant_id, level, title, body, published_at) VALUES (?, ?, 'info', 't', 'b', 0)", [id, tenantId]);
+        const until = performance.now() + TRANSACTION_BUDGET_MS + 5;
+        while (performance.now() < until); // longer than the whole budget
+      });
+    try {
+      await Promise.all([slow("n1"), slow("n2"), slow("n3")]);
+      // Submitted together, yet each began after the one before had committed.
+      expect(seenBefore).toEqual([[], ["n1"], ["n1", "n2"]]);
+    } finally {
+      await app.close();
+    }
   });
 });

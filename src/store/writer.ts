@@ -1,37 +1,29 @@
-// Who commits payment events. Tests write on the calling thread. `serve` hands them to a
-// writer thread (writer-thread.ts) with its own connection: there the replay lookup, the duplicate
-// and matching queries, the fsync of every commit and the WAL checkpoints no longer stop the HTTP
-// thread, which keeps parsing and verifying requests on the other core (bench/README.md). Both run
-// the same storeEvent in the same group commit, and both settle a write only after its COMMIT.
-import { ApiError, type ErrorCode } from "../http/errors";
-import { perStore, type Store } from "../store/db";
-import { commitQueueOf } from "./commit-queue";
-import { ingestStatementsOf, storeEvent, type StoreJob, type StoreOutcome } from "./store-event";
+// The one writer (contract §14). Every write the server makes runs on one thread, the writer thread
+// (writer-thread.ts), which owns the only writing connection and commits in groups
+// (commit-queue.ts). The HTTP thread asks for a write by name with plain data (the names are in
+// src/writes.ts) and gets the result once it is committed; it never runs a write and so never
+// waits on SQLite's lock or an fsync. Tests use the same thread as `serve`: there is no other path.
+import { DomainError, type ErrorCode } from "../errors";
+import type { WriteArgs, WriteName, WriteResult } from "../writes";
 
-export interface EventWriter {
-  /** Stores the event; resolves once it is committed. */
-  write(job: StoreJob): Promise<StoreOutcome>;
-  /** false while events cannot be stored (the writer thread is down): /healthz answers 503. */
+export interface Writer {
+  /** Runs the named write (src/writes.ts) in the next group commit; resolves after its COMMIT. */
+  run<K extends WriteName>(name: K, args: WriteArgs<K>): Promise<WriteResult<K>>;
+  /** false while writes cannot be made (the thread is down): /healthz answers 503. */
   running(): boolean;
-  /** Waits for the writes already handed over, then releases the thread (if any). */
+  /** Resolves once every write handed over so far has settled (committed or failed). */
+  idle(): Promise<void>;
+  /** Waits for the writes already handed over, then releases the thread. */
   close(): Promise<void>;
 }
 
-/** Writes on the calling thread, through the store's commit queue. */
-export const inThreadWriterOf = perStore((store: Store): EventWriter => {
-  const queue = commitQueueOf(store);
-  const stmts = ingestStatementsOf(store);
-  return {
-    write: (job) => queue.submit((tx) => storeEvent(tx, stmts, job)),
-    running: () => true,
-    close: async () => {},
-  };
-});
-
-// ---- the writer thread's messages
+// ---- the messages between the threads
 
 /** HTTP thread → writer thread. */
-export type ToWriter = { type: "open"; dataDir: string } | { type: "job"; id: number; job: StoreJob } | { type: "close" };
+export type ToWriter =
+  | { type: "open"; dataDir: string; busyTimeoutMs?: number }
+  | { type: "job"; id: number; name: WriteName; args: unknown }
+  | { type: "close" };
 
 /** Writer thread → HTTP thread: one "done" per commit, with the results of all its jobs. */
 export type FromWriter =
@@ -40,24 +32,24 @@ export type FromWriter =
   | { type: "done"; results: (WrittenJob | WriteFailure)[] }
   | { type: "closed" };
 
-export type WrittenJob = { id: number; ok: true; value: StoreOutcome };
+export type WrittenJob = { id: number; ok: true; value: unknown };
 export type WriteFailure = { id: number; ok: false; error: SentError };
 
-/** An error as it crosses threads: ApiErrors keep their code, anything else its message, SQLite code and stack. */
+/** An error as it crosses threads: domain errors keep their code, anything else its message, SQLite code and stack. */
 export type SentError =
-  | { api: { code: ErrorCode; detail?: string; extra: Record<string, unknown>; headers: Record<string, string> } }
+  | { domain: { code: ErrorCode; detail?: string; extra: Record<string, unknown> } }
   | { message: string; code?: string; stack?: string };
 
 export function sendError(error: unknown): SentError {
-  if (error instanceof ApiError) return { api: { code: error.code, detail: error.detail, extra: error.extra, headers: error.headers } };
+  if (error instanceof DomainError) return { domain: { code: error.code, detail: error.detail, extra: error.extra } };
   if (!(error instanceof Error)) return { message: String(error) };
   const code = (error as { code?: unknown }).code;
   return { message: error.message, ...(typeof code === "string" ? { code } : {}), ...(error.stack ? { stack: error.stack } : {}) };
 }
 
 export function receiveError(sent: SentError): Error {
-  if ("api" in sent) return new ApiError(sent.api.code, sent.api.detail, sent.api.extra, sent.api.headers);
-  const error = new Error(`event writer: ${sent.code ? `${sent.code}: ` : ""}${sent.message}`);
+  if ("domain" in sent) return new DomainError(sent.domain.code, sent.domain.detail, sent.domain.extra);
+  const error = new Error(`writer: ${sent.code ? `${sent.code}: ` : ""}${sent.message}`);
   if (sent.code) Object.assign(error, { code: sent.code }); // SQLITE_BUSY becomes a 503 (isDatabaseBusy)
   if (sent.stack) error.stack = `${error.message}\n(writer thread) ${sent.stack}`;
   return error;
@@ -72,38 +64,40 @@ const CLOSE_WAIT_MS = 3000;
  * it is the file next to this one.
  */
 const WRITER_THREAD_ENTRY = import.meta.url.startsWith("file:///$bunfs/")
-  ? "./payments/writer-thread.ts"
+  ? "./store/writer-thread.ts"
   : new URL("./writer-thread.ts", import.meta.url).href;
 
-export interface WriterThreadOptions {
+export interface WriterOptions {
   /** Told when the thread dies or a new one cannot open the database (serve logs it). */
   onFailure?: (error: Error, what: "stopped" | "restart failed") => void;
   /** First wait before a new thread after a failed one; doubles up to 30 s. */
   restartDelayMs?: number;
+  /** How long a write waits for another process's lock (a CLI command) before SQLITE_BUSY, a 503. */
+  busyTimeoutMs?: number;
 }
 
 const MAX_RESTART_DELAY_MS = 30_000;
 
 /**
  * Starts the writer thread on `dataDir` and resolves once it has opened the database. Each job is
- * posted at once, so the thread starts on the first event of a burst while this thread still parses
- * the others; the jobs that arrive while it commits go into its next commit (commit-queue.ts).
- * Should the thread die, the writes it held fail (their requests get a 500 and phones send them
- * again) and a new thread is started; until one has opened the database, writes fail at once,
- * /healthz answers 503, and new threads are tried with a growing delay.
+ * posted at once, so the thread starts on the first write of a burst while this thread still parses
+ * the others; the jobs that arrive while it commits go into its next commit. Should the thread die,
+ * the writes it held fail (their requests get a 500 and clients send them again) and a new thread
+ * is started; until one has opened the database, writes fail at once, /healthz answers 503, and
+ * new threads are tried with a growing delay.
  */
-export async function startWriterThread(dataDir: string, opts: WriterThreadOptions = {}): Promise<EventWriter> {
-  const writer = new ThreadWriter(dataDir, opts.onFailure ?? (() => {}), opts.restartDelayMs ?? 1000);
+export async function startWriter(dataDir: string, opts: WriterOptions = {}): Promise<Writer> {
+  const writer = new ThreadWriter(dataDir, opts.onFailure ?? (() => {}), opts.restartDelayMs ?? 1000, opts.busyTimeoutMs);
   await writer.start();
   return writer;
 }
 
 interface Waiter {
-  resolve: (value: StoreOutcome) => void;
+  resolve: (value: any) => void;
   reject: (error: Error) => void;
 }
 
-class ThreadWriter implements EventWriter {
+class ThreadWriter implements Writer {
   private worker: Worker | null = null;
   private waiting = new Map<number, Waiter>();
   private nextId = 1;
@@ -112,11 +106,14 @@ class ThreadWriter implements EventWriter {
   /** The thread that opened the database; only such a thread is replaced when it dies. */
   private opened: Worker | null = null;
   private restartDelay: number;
+  private restartTimer: ReturnType<typeof setTimeout> | undefined;
+  private whenIdle: (() => void)[] = [];
 
   constructor(
     private readonly dataDir: string,
     private readonly onFailure: (error: Error, what: "stopped" | "restart failed") => void,
     private readonly firstRestartDelayMs: number,
+    private readonly busyTimeoutMs: number | undefined,
   ) {
     this.restartDelay = firstRestartDelayMs;
   }
@@ -139,18 +136,18 @@ class ThreadWriter implements EventWriter {
         else if (msg.type === "closed") this.onClosed();
       };
       worker.onerror = (e) => {
-        const error = new Error(`event writer thread failed: ${e.message}`);
+        const error = new Error(`writer thread failed: ${e.message}`);
         reject(error);
         this.lost(worker, error);
       };
       worker.addEventListener("close", () => {
-        const error = new Error("event writer thread stopped");
+        const error = new Error("writer thread stopped");
         reject(error);
         if (worker === this.worker) this.onClosed();
         this.lost(worker, error);
       });
     });
-    worker.postMessage({ type: "open", dataDir: this.dataDir } satisfies ToWriter);
+    worker.postMessage({ type: "open", dataDir: this.dataDir, busyTimeoutMs: this.busyTimeoutMs } satisfies ToWriter);
     return ready.catch((error) => {
       if (this.worker === worker) this.worker = null;
       this.failWaiting(error);
@@ -159,15 +156,27 @@ class ThreadWriter implements EventWriter {
     });
   }
 
-  write(job: StoreJob): Promise<StoreOutcome> {
-    if (this.closing) return Promise.reject(new Error("event writer closed"));
+  run<K extends WriteName>(name: K, args: WriteArgs<K>): Promise<WriteResult<K>> {
+    if (this.closing) return Promise.reject(new Error("writer closed"));
     const worker = this.worker;
-    if (!worker) return Promise.reject(new Error("event writer thread is not running"));
+    if (!worker) return Promise.reject(new Error("writer thread is not running"));
     const id = this.nextId++;
-    return new Promise<StoreOutcome>((resolve, reject) => {
+    return new Promise<WriteResult<K>>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ type: "job", id, job } satisfies ToWriter);
+      worker.postMessage({ type: "job", id, name, args } satisfies ToWriter);
     });
+  }
+
+  idle(): Promise<void> {
+    if (this.waiting.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.whenIdle.push(resolve));
+  }
+
+  private settledAll(): void {
+    if (this.waiting.size > 0) return;
+    const wake = this.whenIdle;
+    this.whenIdle = [];
+    for (const resolve of wake) resolve();
   }
 
   close(): Promise<void> {
@@ -186,7 +195,7 @@ class ThreadWriter implements EventWriter {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
     clearTimeout(timer);
-    this.failWaiting(new Error("event writer closed"));
+    this.failWaiting(new Error("writer closed"));
     worker.terminate();
   }
 
@@ -198,14 +207,14 @@ class ThreadWriter implements EventWriter {
       if (r.ok) w.resolve(r.value);
       else w.reject(receiveError(r.error));
     }
+    this.settledAll();
   }
 
   private failWaiting(error: Error): void {
     for (const w of this.waiting.values()) w.reject(error);
     this.waiting.clear();
+    this.settledAll();
   }
-
-  private restartTimer: ReturnType<typeof setTimeout> | undefined;
 
   /** The thread died (or was stopped): what it held fails, and a new one takes over unless closing. */
   private lost(worker: Worker, error: Error): void {

@@ -1,14 +1,16 @@
-// The writer thread of `serve` (payments/event-writer.ts): its own connection to the database, the
-// group commit, and storeEvent. The jobs that arrive while a commit runs go into the next one, and
-// the results of each commit go back in one message, after COMMIT.
-import { openStore, type Store } from "../store/db";
-import { commitQueueOf } from "./commit-queue";
-import { sendError, type FromWriter, type ToWriter, type WriteFailure, type WrittenJob } from "./event-writer";
-import { ingestStatementsOf, storeEvent } from "./store-event";
+// The writer thread (writer.ts): the only writing connection of the server, the group commit, and
+// the writes of src/writes.ts run by name. The jobs that arrive while a commit runs go into the
+// next one, and the results of each commit go back in one message, after COMMIT.
+import { writes, type WriteName } from "../writes";
+import { CommitQueue } from "./commit-queue";
+import { openStore, type Db, type Store } from "./db";
+import type { FromWriter, ToWriter, WriteFailure, WrittenJob } from "./writer";
+import { sendError } from "./writer";
 
 declare const self: Worker;
 
 let store: Store | null = null;
+let queue: CommitQueue | null = null;
 const inFlight = new Set<Promise<unknown>>();
 const reply = (msg: FromWriter) => self.postMessage(msg);
 
@@ -29,20 +31,22 @@ self.onmessage = async (e: MessageEvent<ToWriter>) => {
   const msg = e.data;
   if (msg.type === "open") {
     try {
-      store = openStore(msg.dataDir);
+      store = openStore(msg.dataDir, { busyTimeoutMs: msg.busyTimeoutMs });
+      queue = new CommitQueue(store);
       reply({ type: "ready" });
     } catch (error) {
       reply({ type: "failed", message: (error as Error).message });
     }
   } else if (msg.type === "job") {
-    const { id, job } = msg;
-    const s = store;
-    if (!s) {
-      answer({ id, ok: false, error: { message: "the database is not open" } });
+    const { id, name, args } = msg;
+    const q = queue;
+    const write = writes[name as WriteName] as ((tx: Db, args: unknown) => unknown) | undefined;
+    if (!q || !write) {
+      answer({ id, ok: false, error: { message: q ? `no write named ${name}` : "the database is not open" } });
       return;
     }
-    const written = commitQueueOf(s)
-      .submit((tx) => storeEvent(tx, ingestStatementsOf(s), job))
+    const written = q
+      .submit((tx) => write(tx, args))
       .then(
         (value) => answer({ id, ok: true, value }),
         (error) => answer({ id, ok: false, error: sendError(error) }),
@@ -53,6 +57,7 @@ self.onmessage = async (e: MessageEvent<ToWriter>) => {
     await Promise.all(inFlight);
     store?.close();
     store = null;
+    queue = null;
     reply({ type: "closed" });
   }
 };

@@ -2,9 +2,17 @@
 // JSON, bounds how many events per second the box can acknowledge (stack notes). Writes submitted
 // while the event loop is busy are run together in one IMMEDIATE transaction, each in its own
 // savepoint (one failing write rolls back alone), and every promise settles only after COMMIT
-// returned: an answer still means "on disk".
+// returned: an answer still means "on disk". It runs on the writer thread (writer-thread.ts), the
+// only place that writes (contract §14).
 import type { Statement } from "bun:sqlite";
-import { perStore, type Db, type Store } from "../store/db";
+import type { Db, Store } from "./db";
+
+/**
+ * A transaction takes no more writes once it has run this long: the rest go into the next one, so
+ * that no COMMIT (and no answer) waits behind a long batch. A single write is never cut; long work
+ * is split into bounded writes by its callers (the expiry sweep, the recent-events mover).
+ */
+export const TRANSACTION_BUDGET_MS = 50;
 
 interface Pending {
   run: (tx: Db) => unknown;
@@ -39,16 +47,33 @@ export class CommitQueue {
     });
   }
 
+  /** Puts writes back at the head of the queue, for the next transaction. */
+  private requeue(items: Pending[]): void {
+    this.queue = [...items, ...this.queue];
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
   private flush(): void {
-    const batch = this.queue;
+    let batch = this.queue;
     this.queue = [];
     this.scheduled = false;
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    const started = performance.now();
     try {
       this.store.db.transaction(
         (tx) => {
           const sp = this.savepoint;
-          for (const item of batch) {
+          for (let i = 0; i < batch.length; i++) {
+            if (i > 0 && performance.now() - started > TRANSACTION_BUDGET_MS) {
+              // Over budget: what is left goes first into the next transaction.
+              this.requeue(batch.slice(i));
+              batch = batch.slice(0, i);
+              break;
+            }
+            const item = batch[i]!;
             sp.begin.run();
             try {
               const value = item.run(tx as unknown as Db);
@@ -76,5 +101,3 @@ export class CommitQueue {
   }
 }
 
-/** The store's one commit queue. */
-export const commitQueueOf = perStore((store) => new CommitQueue(store));

@@ -1,0 +1,25 @@
+// What the routes of both surfaces are given (createApp in app.ts passes it down). It lives below
+// the surfaces, so that nothing imports from the file that mounts it.
+import type { Clock } from "./clock";
+import type { RateLimiters } from "./http/rate-limit";
+import type { Logger } from "./log";
+import type { Store } from "./store/db";
+import type { SecretBox } from "./store/secret-box";
+import type { Writer } from "./store/writer";
+
+export interface AppConfig {
+  /** serve --public-url: the base address phones are told to use (contract §4). */
+  publicUrl?: string;
+}
+
+export interface AppDeps {
+  /** The HTTP thread's connection: reads only (PRAGMA query_only); every write goes to `writer`. */
+  store: Store;
+  /** The one writer (contract §14). */
+  writer: Writer;
+  clock: Clock;
+  logger: Logger;
+  limiters: RateLimiters;
+  secretBox: SecretBox;
+  config: AppConfig;
+}

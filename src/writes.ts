@@ -1,0 +1,42 @@
+// Every write the server makes, by name (contract §14). The writer thread (store/writer-thread.ts)
+// runs them on the only writing connection, each in its own savepoint of a group commit; the HTTP
+// thread and serve's background jobs ask for them through store/writer.ts with plain data, which
+// crosses the thread by structured clone, and get plain data back after COMMIT. Each takes `now`
+// from its caller: the one clock stays on the HTTP thread.
+//
+// The path of a payment event: device/events.ts (HTTP) → payments/ingest.ts (idempotency) →
+// here (storeEvent) → payments/store-event.ts (duplicates, matching/service.ts, the insert).
+import { acknowledge, manualMatch, type ManualMatchRequest } from "./connector/matches.service";
+import { syncOrders, type OrderInput } from "./connector/orders.service";
+import { activateDevice, type NewDevice } from "./device/activation.service";
+import { recordHeartbeat, type HeartbeatReport } from "./device/service";
+import { expireOrders } from "./matching/service";
+import type { Scope } from "./matching/store";
+import { foldRecentEvents } from "./payments/recent-events";
+import { ingestStatementsOf, storeEvent, type StoreJob } from "./payments/store-event";
+import type { Db } from "./store/db";
+
+export const writes = {
+  /** contract §6: a payment event, its duplicate check and its match. */
+  storeEvent: (tx: Db, job: StoreJob) => storeEvent(tx, ingestStatementsOf(tx), job),
+  /** contract §9, §10: an order sync and the re-evaluation it causes. */
+  syncOrders: (tx: Db, a: { scope: Scope; orders: OrderInput[]; now: number }) => syncOrders(tx, a.scope, a.orders, a.now),
+  /** contract §11 */
+  acknowledgeMatches: (tx: Db, a: { scope: Scope; through: string; now: number }) => acknowledge(tx, a.scope, a.through, a.now),
+  /** contract §10: a person's match. */
+  manualMatch: (tx: Db, a: { scope: Scope; request: ManualMatchRequest; now: number }) => manualMatch(tx, a.scope, a.request, a.now),
+  /** contract §4 */
+  activateDevice: (tx: Db, a: { now: number; letters: string; device: NewDevice; sealedSecret: string }) =>
+    activateDevice(tx, a.now, a.letters, a.device, a.sealedSecret),
+  /** contract §7 */
+  recordHeartbeat: (tx: Db, a: HeartbeatReport) => recordHeartbeat(tx, a),
+  /** contract §10: one bounded step of the expiry sweep. */
+  expireOrders: (tx: Db, a: { now: number; limit?: number }) => expireOrders(tx, a.now, a.limit),
+  /** One batch of the recent-events mover (payments/recent-events.ts). */
+  foldRecentEvents: (tx: Db, a: { now: number }) => foldRecentEvents(tx, a.now),
+} satisfies Record<string, (tx: Db, args: never) => unknown>;
+
+export type Writes = typeof writes;
+export type WriteName = keyof Writes;
+export type WriteArgs<K extends WriteName> = Parameters<Writes[K]>[1];
+export type WriteResult<K extends WriteName> = ReturnType<Writes[K]>;
