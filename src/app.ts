@@ -2,7 +2,6 @@
 // that every route shares (request ids, Date, 413 before routing, problem+json errors, 404/405,
 // one log line per request). Tests call app.handle(request); `serve` passes the client address.
 import { Elysia } from "elysia";
-import type { Clock } from "./clock";
 import type { AppDeps } from "./deps";
 import { newId } from "./ids";
 import type { Logger } from "./log";
@@ -62,7 +61,7 @@ export function createApp(deps: AppDeps): App {
       } catch (e) {
         response = renderError(request, "UNKNOWN", e, deps.logger, methodNotAllowed);
       }
-      response = finish(response, info, deps.clock);
+      response = finish(response, info, httpDate(deps.clock.now()));
       deps.logger.request({
         time: new Date(deps.clock.now()).toISOString(),
         level: response.status >= 500 ? "error" : "info",
@@ -95,7 +94,19 @@ function routable(request: Request): Request {
 }
 
 /** Headers every answer carries (contract §2.4, §2.7). */
-function finish(response: Response, info: RequestInfo, clock: Clock): Response {
+/** The Date header's text, made once per second rather than once per request. */
+let dateSecond = Number.NaN;
+let dateText = "";
+function httpDate(now: number): string {
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(second * 1000).toUTCString();
+  }
+  return dateText;
+}
+
+function finish(response: Response, info: RequestInfo, date: string): Response {
   let headers: Headers;
   try {
     headers = response.headers;
@@ -105,7 +116,7 @@ function finish(response: Response, info: RequestInfo, clock: Clock): Response {
     headers = response.headers;
     headers.set("x-request-id", info.requestId);
   }
-  headers.set("date", new Date(clock.now()).toUTCString());
+  headers.set("date", date);
   if (info.rateLimitHeaders) {
     for (const [k, v] of Object.entries(info.rateLimitHeaders)) if (!headers.has(k)) headers.set(k, v);
   }

@@ -1,5 +1,6 @@
 // One JSON line per request on stdout (contract §13). Only fields named here are ever logged:
 // no headers, no bodies, so no secret, key, signature or activation code can slip in.
+import { writeSync } from "node:fs";
 export interface RequestLogLine {
   time: string;
   level: "info" | "error";
@@ -20,7 +21,35 @@ export interface Logger {
   event(level: "info" | "warn" | "error", msg: string, fields?: Record<string, unknown>): void;
 }
 
-export function jsonLogger(write: (line: string) => void = (l) => process.stdout.write(l + "\n")): Logger {
+/**
+ * Lines to stdout, written once per turn of the event loop rather than one write(2) per request:
+ * under load, one turn answers many requests. What is buffered is written at exit too.
+ */
+export function bufferedStdout(out: (text: string) => void = (text) => process.stdout.write(text)): (line: string) => void {
+  let pending = "";
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (pending === "") return;
+    const text = pending;
+    pending = "";
+    out(text);
+  };
+  // At exit there is no next turn: what is left goes out at once.
+  process.on("exit", () => {
+    if (pending !== "") writeSync(1, pending);
+    pending = "";
+  });
+  return (line) => {
+    pending += line + "\n";
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+}
+
+export function jsonLogger(write: (line: string) => void = bufferedStdout()): Logger {
   return {
     request: (line) => write(JSON.stringify(line)),
     event: (level, msg, fields = {}) => write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })),
