@@ -12,7 +12,7 @@ import { activateDevice, type NewDevice } from "./device/activation.service";
 import { recordHeartbeat, type HeartbeatReport } from "./device/service";
 import { expireOrders } from "./matching/service";
 import type { Scope } from "./matching/store";
-import { foldRecentEvents } from "./payments/recent-events";
+import { moveDueRecentEvents } from "./payments/recent-events";
 import { ingestStatementsOf, storeEvent, type StoreJob } from "./payments/store-event";
 import type { Db } from "./store/db";
 
@@ -33,7 +33,7 @@ export const writes = {
   /** contract §10: one bounded step of the expiry sweep. */
   expireOrders: (tx: Db, a: { now: number; limit?: number }) => expireOrders(tx, a.now, a.limit),
   /** One batch of the recent-events mover (payments/recent-events.ts). */
-  foldRecentEvents: (tx: Db, a: { now: number }) => foldRecentEvents(tx, a.now),
+  moveDueRecentEvents: (tx: Db, a: { now: number }) => moveDueRecentEvents(tx, a.now),
 } satisfies Record<string, (tx: Db, args: never) => unknown>;
 
 export type Writes = typeof writes;

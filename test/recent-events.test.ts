@@ -1,5 +1,5 @@
 // Recent events and older ones (schema.ts, the `recent` column; payments/recent-events.ts): a new
-// event is stored recent, the mover folds recent events into the big indexes when the box is
+// event is stored recent, the mover moves recent events into the big indexes when the box is
 // quiet, and nothing a client sees changes with the move: replays, reused keys, duplicates across
 // phones, manual matches. The database itself keeps one event per phone and event id across both.
 import { afterAll, describe, expect, test } from "bun:test";
@@ -10,7 +10,7 @@ import {
   QUIET_AFTER_MS,
   RECENT_CAP,
   RETRY_AFTER_FAILURE_MS,
-  foldRecentEvents,
+  moveDueRecentEvents,
   moveRecentEvents,
   recentEventsMover,
   recentEventsToMove,
@@ -25,11 +25,11 @@ afterAll(() => t.close());
 
 const recentOf = (eventId: string) =>
   t.store.sqlite.query<{ recent: number }, [string]>("SELECT recent FROM events WHERE event_id = ?").all(eventId).map((r) => r.recent);
-/** moveRecentEvents in a transaction of the tests' own connection (serve runs it inside foldRecentEvents, on the writer). */
+/** moveRecentEvents in a transaction of the tests' own connection (serve runs it inside moveDueRecentEvents, on the writer). */
 const move = (limit: number) => t.store.db.transaction((tx) => moveRecentEvents(tx, limit));
 const moveAll = () => move(1_000_000);
 /** One step of serve's mover, on the writer thread. */
-const fold = (now: number) => t.writer.run("foldRecentEvents", { now });
+const moveDue = (now: number) => t.writer.run("moveDueRecentEvents", { now });
 
 describe("what clients see does not change when events move", () => {
   test("a phone's event, moved: the same event again is a replay, another body with its id is 422", async () => {
@@ -158,11 +158,11 @@ describe("the mover", () => {
     for (let i = 0; i < 3; i++) await postEvent(t, phone, paymentEvent(t));
     expect(recentEventsToMove(t.store.db, t.clock.now())).toBe(0);
     t.clock.advance(QUIET_AFTER_MS - 1);
-    expect(await fold(t.clock.now())).toBe(0);
+    expect(await moveDue(t.clock.now())).toBe(0);
     expect(recentCount()).toBe(3);
     t.clock.advance(1);
     expect(recentEventsToMove(t.store.db, t.clock.now())).toBe(MOVE_BATCH);
-    expect(await fold(t.clock.now())).toBe(3);
+    expect(await moveDue(t.clock.now())).toBe(3);
     expect(recentCount()).toBe(0);
     expect(recentEventsToMove(t.store.db, t.clock.now())).toBe(0);
   });
@@ -185,7 +185,7 @@ describe("the mover", () => {
     expect(recentEventsToMove(t.store.db, t.clock.now())).toBe(0);
     probe("cap-probe-2", oldest + RECENT_CAP);
     expect(recentEventsToMove(t.store.db, t.clock.now())).toBe(MOVE_BATCH_BUSY);
-    expect(await fold(t.clock.now())).toBe(3);
+    expect(await moveDue(t.clock.now())).toBe(3);
     expect(recentEventsToMove(t.store.db, t.clock.now())).toBe(0);
   });
 
@@ -194,7 +194,7 @@ describe("the mover", () => {
     moveAll();
     await postEvent(t, await activatePhone(t), paymentEvent(t));
     t.clock.advance(QUIET_AFTER_MS);
-    return recentEventsMover(fold);
+    return recentEventsMover(moveDue);
   };
 
   test("after a failure it waits before trying again, longer each time, and starts over once a move works", async () => {

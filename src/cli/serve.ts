@@ -19,7 +19,7 @@ import { createSecretBox, loadMasterKey } from "../store/secret-box";
 import { tenants } from "../store/schema";
 import { VERSION } from "../version";
 import { readInt, UsageError, type Command, type CommandContext } from "./framework";
-import { initHuman, initialise } from "./commands";
+import { initHuman, initialise } from "./init";
 
 const SHUTDOWN_GRACE_MS = 4000;
 // Cheap when nothing is due (an indexed range read), so a payment that an expiring order held
@@ -189,7 +189,7 @@ export const serveCommand: Command = {
 
     // contract §10: expiry is correct without this job (candidates are filtered by expires_at at
     // read time); the sweep records expiries and re-evaluates the payments expired orders held.
-    const mover = recentEventsMover((now) => writer.run("foldRecentEvents", { now }));
+    const mover = recentEventsMover((now) => writer.run("moveDueRecentEvents", { now }));
     let sweeping = false;
     const sweep = async () => {
       if (sweeping) return; // a tick that outlasts the interval is not run twice at once
@@ -207,7 +207,7 @@ export const serveCommand: Command = {
       } catch (e) {
         logger.event("error", "expiry sweep failed", { error: (e as Error).message });
       }
-      // Once the box is quiet, recent events are folded into the big indexes, a batch per tick
+      // Once the box is quiet, recent events are moved into the big indexes, a batch per tick
       // (payments/recent-events.ts).
       const step = await mover.step(ctx.clock.now());
       if ("failed" in step) {

@@ -2,9 +2,9 @@
 // integration with a test key. It goes through the same ingestion and matching as a phone's event
 // (src/payments/ingest.ts), with no device.
 import { Elysia } from "elysia";
-import { idempotencyKey } from "../device/events";
 import { jsonBody } from "../http/body";
 import { ApiError } from "../http/errors";
+import { idempotencyKey } from "../http/idempotency";
 import { describe } from "../http/openapi";
 import { T } from "../http/schemas";
 import { newId } from "../ids";

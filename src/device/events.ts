@@ -3,20 +3,13 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { ApiError } from "../http/errors";
+import { idempotencyKey } from "../http/idempotency";
 import { describe } from "../http/openapi";
 import { ingestPayment } from "../payments/ingest";
 import { EventReceiptSchema, PaymentEventSchema, parsePaymentEvent } from "../payments/model";
 import { signingExample } from "../system/docs-text";
 import { deviceAuthOf, signedJsonBody } from "./auth";
 import { DEVICE_ERRORS, SIGNATURE_PARAMETERS } from "./openapi";
-
-/** `Idempotency-Key: abc` or the quoted form `"abc"` (contract §6). */
-export function idempotencyKey(header: string | null): string | null {
-  if (header === null) return null;
-  let key = header.trim();
-  if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
-  return key === "" ? null : key;
-}
 
 export const eventRoutes = (deps: AppDeps) =>
   new Elysia().post(

@@ -1,4 +1,4 @@
-// Folding recent events into the big indexes of older ones (schema.ts, the `recent` column). A new
+// Moving recent events into the big indexes of older ones (schema.ts, the `recent` column). A new
 // event's random keys (its event id, its reference) go into small indexes of recent events; written
 // one event at a time, a leaf of an index of a million entries costs a page write each. Moved
 // later, a batch at a time, while the box is quiet, many keys share the pages they land on and the
@@ -60,7 +60,7 @@ export function moveRecentEvents(tx: Db, limit: number): number {
 }
 
 /** The periodic step (a write of the writer): moves one batch when the policy says so. */
-export function foldRecentEvents(tx: Db, now: number): number {
+export function moveDueRecentEvents(tx: Db, now: number): number {
   return moveRecentEvents(tx, recentEventsToMove(tx, now));
 }
 
@@ -71,18 +71,18 @@ export const MAX_RETRY_AFTER_FAILURE_MS = 5 * 60_000;
 export type MoverStep = { moved: number } | { failed: Error; failures: number; retryAt: number } | { waitingUntil: number };
 
 /**
- * serve's mover, stepped every second: foldRecentEvents on the writer, except that after a failure
+ * serve's mover, stepped every second: moveDueRecentEvents on the writer, except that after a failure
  * (the database locked past busy_timeout, a full disk) it waits before trying again, longer after
  * each failure, instead of redoing and rolling back the same batch, and logging it, every second.
  */
-export function recentEventsMover(fold: (now: number) => Promise<number>) {
+export function recentEventsMover(moveDue: (now: number) => Promise<number>) {
   let failures = 0;
   let retryAt = 0;
   return {
     async step(now: number): Promise<MoverStep> {
       if (now < retryAt) return { waitingUntil: retryAt };
       try {
-        const moved = await fold(now);
+        const moved = await moveDue(now);
         failures = 0;
         return { moved };
       } catch (e) {

@@ -144,7 +144,7 @@ export const events = sqliteTable(
     // and an index keyed by something random (an event id, a reference) costs about one page write
     // per event once it holds a million entries. So there are few, each serves named queries (EXPLAIN
     // QUERY PLAN tests in test/), and the two random ones are split by `recent`: a new event goes
-    // into a small index of recent events; the mover folds recent events into the big one in bulk
+    // into a small index of recent events; the mover moves recent events into the big one in bulk
     // when the box is quiet (bench: 4.15 → 3.31 pages written per event with 1 000 000 stored
     // events). Each lookup asks both. Queries must say `recent = 1` / `recent = 0` literally for
     // SQLite to use them.
