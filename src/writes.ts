@@ -11,7 +11,8 @@ import { syncOrders, type OrderInput } from "./connector/orders.service";
 import { activateDevice, type NewDevice } from "./device/activation.service";
 import { recordHeartbeat, type HeartbeatReport } from "./device/service";
 import { expireOrders } from "./matching/service";
-import type { Scope } from "./matching/store";
+import { writeDeferredStatuses } from "./matching/status-writes";
+import { statements as matchingStatements, type Scope } from "./matching/store";
 import { moveDueRecentEvents } from "./payments/recent-events";
 import { ingestStatementsOf, storeEvent, type StoreJob } from "./payments/store-event";
 import type { Db } from "./store/db";
@@ -32,6 +33,8 @@ export const writes = {
   recordHeartbeat: (tx: Db, a: HeartbeatReport) => recordHeartbeat(tx, a),
   /** contract §10: one bounded step of the expiry sweep. */
   expireOrders: (tx: Db, a: { now: number; limit?: number }) => expireOrders(tx, a.now, a.limit),
+  /** Status changes a long re-evaluation left for later (matching/status-writes.ts); the writer thread runs it by itself. */
+  writeDeferredStatuses: (tx: Db, _: Record<string, never>) => writeDeferredStatuses(matchingStatements(tx)),
   /** One batch of the recent-events mover (payments/recent-events.ts). */
   moveDueRecentEvents: (tx: Db, a: { now: number }) => moveDueRecentEvents(tx, a.now),
 } satisfies Record<string, (tx: Db, args: never) => unknown>;

@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { chooseOrder, choosePayment, inWindow, type OrderFacts, type PaymentFacts } from "../src/matching/engine";
 import { reevaluateWaiting, type OrderShape } from "../src/matching/service";
 import { syncOrders } from "../src/connector/orders.service";
+import { INLINE_STATUS_WRITES } from "../src/matching/status-writes";
 import { statements } from "../src/matching/store";
 import type { Db } from "../src/store/db";
 import { createTenant } from "../src/tenants/service";
@@ -210,5 +211,59 @@ describe("reevaluateWaiting", () => {
       order("B", 2500, { created_at: now - 30 * MIN }),
     ]);
     expect(matchedOrdersInPaymentOrder()).toEqual(["B", "A"]);
+  });
+});
+
+describe("a long backlog: status changes past the first thousand are written in later writes", () => {
+  const N = INLINE_STATUS_WRITES + 500;
+  /** N payments of S/ 77.00 waiting, unmatched, over the last ten hours (rows as ingestion writes them). */
+  function backlog(own: Scope): void {
+    const insert = store.sqlite.prepare(
+      `INSERT INTO events (event_id, device_id, tenant_id, environment, kind, source, amount, currency, occurred_at, received_at,
+         body_hash, response_status, response_body, match_status, recent)
+       VALUES (?, NULL, ?, ?, 'payment.received', 'yape', 7700, 'PEN', ?, ?, 'h', 201, '{}', 'unmatched', 1)`,
+    );
+    const now = clock.now();
+    store.sqlite.transaction(() => {
+      for (let i = 0; i < N; i++) insert.run(`backlog-${i}`, own.tenantId, own.environment, now - 10 * HOUR + i * 10_000, now);
+    })();
+  }
+  const statuses = (own: Scope) =>
+    Object.fromEntries(
+      store.sqlite
+        .query<{ match_status: string; n: number }, [string]>("SELECT match_status, count(*) AS n FROM events WHERE tenant_id = ? AND amount = 7700 GROUP BY 1")
+        .all(own.tenantId)
+        .map((r) => [r.match_status, r.n]),
+    );
+  async function eventually(own: Scope, want: Record<string, number>): Promise<void> {
+    for (let i = 0; i < 500 && JSON.stringify(statuses(own)) !== JSON.stringify(want); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(statuses(own)).toEqual(want);
+  }
+
+  test("the sync's own commit writes the first thousand; the writer thread writes the rest after it", async () => {
+    const own = { tenantId: createTenant(store.db, clock, "Backlog").tenant_id, environment: "live" as const };
+    backlog(own);
+    const now = clock.now();
+    // An order created eleven hours ago: every payment chooses it, and it chooses none of them.
+    const [o] = await sync(t, own, [order("LATE-7700", 7700, { created_at: now - 11 * HOUR, expires_at: now + HOUR })]);
+    expect(o!.status).toBe("pending");
+    const right = statuses(own);
+    expect(right.ambiguous).toBeGreaterThanOrEqual(INLINE_STATUS_WRITES); // at least the sync's own
+    expect(right.ambiguous! + (right.unmatched ?? 0)).toBe(N);
+    await eventually(own, { ambiguous: N });
+  });
+
+  test("a newer decision replaces one not yet written: cancelling at once leaves every payment unmatched", async () => {
+    const own = { tenantId: createTenant(store.db, clock, "Backlog 2").tenant_id, environment: "live" as const };
+    backlog(own);
+    const now = clock.now();
+    const late = order("LATE-7700", 7700, { created_at: now - 11 * HOUR, expires_at: now + HOUR });
+    // Handed over together: one group commit, before any deferred status is written.
+    await Promise.all([sync(t, own, [late]), sync(t, own, [{ ...late, status: "cancelled" }])]);
+    await t.writer.idle();
+    await eventually(own, { unmatched: N });
+    // …and stays so: no late write of "ambiguous" arrives.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(statuses(own)).toEqual({ unmatched: N });
   });
 });

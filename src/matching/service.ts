@@ -25,8 +25,8 @@ import {
   type MatchRow,
   type Scope,
   type WaitingPayment,
-  WAITING,
 } from "./store";
+import { forgetStatus, writeStatuses } from "./status-writes";
 
 export type { Scope } from "./store";
 
@@ -71,6 +71,7 @@ export function recordMatch(
   const s = statements(db);
   const id = markOrderMatched(s, now, event, orderId);
   if (changes(s.markEventMatched.run({ seq: event.seq, orderId })) !== 1) throw new MatchConflictError("event");
+  forgetStatus(event.seq);
   return insertMatch(s, now, id, event, orderId, method);
 }
 
@@ -174,8 +175,9 @@ export function reevaluateWaiting(db: Db, scope: Scope, shapes: readonly OrderSh
 
 /**
  * Re-evaluates the waiting payments of one amount in the order they were stored, until a pass makes
- * no match. Status changes (unmatched ↔ ambiguous) are written once, at the end: both are waiting,
- * and no rule reads which of the two a payment is.
+ * no match. Status changes (unmatched ↔ ambiguous) are written once, at the end, and past the first
+ * thousand in later writes (status-writes.ts): both are waiting, and no rule reads which of the two
+ * a payment is.
  */
 function settleAmount(db: Db, s: MatchingStatements, scope: Scope, amount: number, queue: WaitingPayment[], now: number): number {
   const known = amountState(s, scope, amount, now);
@@ -197,10 +199,10 @@ function settleAmount(db: Db, s: MatchingStatements, scope: Scope, amount: numbe
       }
     }
   }
-  for (const status of WAITING) {
-    const seqs = queue.filter((p) => p.matchStatus === status && stored.get(p.seq) !== status).map((p) => p.seq);
-    if (seqs.length > 0) s.setWaitingStatus.run({ status, seqs: JSON.stringify(seqs) });
-  }
+  writeStatuses(
+    s,
+    queue.map((p) => ({ seq: p.seq, stored: stored.get(p.seq)!, status: p.matchStatus })),
+  );
   return made;
 }
 

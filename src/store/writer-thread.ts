@@ -1,6 +1,7 @@
 // The writer thread (writer.ts): the only writing connection of the server, the group commit, and
 // the writes of src/writes.ts run by name. The jobs that arrive while a commit runs go into the
 // next one, and the results of each commit go back in one message, after COMMIT.
+import { deferredStatusCount } from "../matching/status-writes";
 import { writes, type WriteName } from "../writes";
 import { CommitQueue } from "./commit-queue";
 import { openStore, type Db, type Store } from "./db";
@@ -22,9 +23,27 @@ function answer(result: WrittenJob | WriteFailure): void {
       const done = results;
       results = [];
       reply({ type: "done", results: done });
+      writeDeferredLater();
     });
   }
   results.push(result);
+}
+
+// Status changes that a long re-evaluation deferred (matching/status-writes.ts) are written by the
+// thread itself, one bounded write at a time, after the writes that are waiting for an answer.
+let writingDeferred = false;
+function writeDeferredLater(): void {
+  const q = queue;
+  if (writingDeferred || !q || deferredStatusCount() === 0) return;
+  writingDeferred = true;
+  setImmediate(() => {
+    q.submit((tx) => writes.writeDeferredStatuses(tx, {}))
+      .catch(() => {}) // kept deferred; tried again after the next commit
+      .finally(() => {
+        writingDeferred = false;
+        if (queue === q) writeDeferredLater();
+      });
+  });
 }
 
 self.onmessage = async (e: MessageEvent<ToWriter>) => {
@@ -55,6 +74,10 @@ self.onmessage = async (e: MessageEvent<ToWriter>) => {
     written.finally(() => inFlight.delete(written));
   } else if (msg.type === "close") {
     await Promise.all(inFlight);
+    for (let left = deferredStatusCount(); queue && left > 0; left = deferredStatusCount()) {
+      const written = await queue.submit((tx) => writes.writeDeferredStatuses(tx, {})).catch(() => 0);
+      if (written === 0) break;
+    }
     store?.close();
     store = null;
     queue = null;
