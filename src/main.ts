@@ -4,9 +4,11 @@ import { systemClock } from "./clock";
 import { commands } from "./cli/commands";
 import { runCli } from "./cli/framework";
 
-const code = await runCli(commands, process.argv.slice(2), { env: process.env, clock: systemClock });
-// Exit by letting the event loop end, not with process.exit(): that cut piped output at 64 KiB
-// (`cuadra tenant list --json | jq` got a truncated document). The unref'd timer only fires if
-// something unexpected keeps the process alive.
-process.exitCode = code;
-setTimeout(() => process.exit(code), 10_000).unref();
+// No top-level await: the binary is built with --bytecode, which needs none.
+void runCli(commands, process.argv.slice(2), { env: process.env, clock: systemClock }).then((code) => {
+  // Exit by letting the event loop end, not with process.exit(): that cut piped output at 64 KiB
+  // (`cuadra tenant list --json | jq` got a truncated document). The unref'd timer only fires if
+  // something unexpected keeps the process alive.
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), 10_000).unref();
+});

@@ -4,7 +4,6 @@ import { X509Certificate } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join, resolve } from "node:path";
-import { generate } from "selfsigned";
 import { count } from "drizzle-orm";
 import { createApp } from "../app";
 import { ApiError, problemResponse } from "../http/errors";
@@ -40,6 +39,9 @@ export async function ensureSelfSignedCert(dataDir: string): Promise<TlsFiles> {
   if (!existsSync(certPath) || !existsSync(keyPath)) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const ips = ["127.0.0.1", "::1", ...lanAddresses()];
+    // Loaded only here, on the first start with --tls auto: it takes longer to load (about 75 ms)
+    // than the rest of start-up.
+    const { generate } = await import("selfsigned");
     const pems = await generate([{ name: "commonName", value: "cuadra.local" }], {
       keySize: 2048,
       notAfterDate: new Date(Date.now() + 3650 * 24 * 3600 * 1000),

@@ -61,9 +61,10 @@ const CLOSE_WAIT_MS = 3000;
 /**
  * The thread's code. `bun run build` lists it as a second entry point; the compiled binary keeps it
  * under its path relative to src/, and a relative specifier is looked up there. Run from source,
- * it is the file next to this one.
+ * it is the file next to this one. (Bun.main, not import.meta.url, tells which: a --bytecode build
+ * keeps the source path in import.meta.url.)
  */
-const WRITER_THREAD_ENTRY = import.meta.url.startsWith("file:///$bunfs/")
+const WRITER_THREAD_ENTRY = Bun.main.startsWith("/$bunfs/")
   ? "./store/writer-thread.ts"
   : new URL("./writer-thread.ts", import.meta.url).href;
 
