@@ -12,7 +12,7 @@ import { activateDevice, type NewDevice } from "./device/activation.service";
 import { recordHeartbeat, type HeartbeatReport } from "./device/service";
 import { expireOrders } from "./matching/service";
 import { writeDeferredStatuses } from "./matching/status-writes";
-import { statements as matchingStatements, type Scope } from "./matching/store";
+import { matchingStatements, type Scope } from "./matching/store";
 import { moveDueRecentEvents } from "./payments/recent-events";
 import { ingestStatementsOf, storeEvent, type StoreJob } from "./payments/store-event";
 import type { Db } from "./store/db";

@@ -1,8 +1,8 @@
 // The connector's hot queries read indexes, never scan (checked with EXPLAIN QUERY PLAN).
 import { afterAll, expect, test } from "bun:test";
-import { statements as feedStatements } from "../src/connector/matches.service";
-import { statements as orderStatements } from "../src/connector/orders.service";
-import { statements as viewStatements } from "../src/connector/views.service";
+import { feedStatements } from "../src/connector/matches.service";
+import { orderStatements } from "../src/connector/orders.service";
+import { viewStatements } from "../src/connector/views.service";
 import { makeTestApp } from "./support/harness";
 
 const t = await makeTestApp();

@@ -3,7 +3,7 @@
 // random ranges, both must return exactly what a plain filter over all of the shop's events returns.
 import { afterAll, expect, test } from "bun:test";
 import fc from "fast-check";
-import { statements, waitingPaymentsFor, WAITING } from "../src/matching/store";
+import { matchingStatements as statements, waitingPaymentsFor, WAITING } from "../src/matching/store";
 import { ingestStatementsOf } from "../src/payments/store-event";
 import { DUPLICATE_WINDOW_MS } from "../src/payments/duplicates";
 import { hourOf, HOUR_MS } from "../src/store/schema";

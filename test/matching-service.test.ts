@@ -3,7 +3,7 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "../src/clock";
 import { decideNewEvent, MatchConflictError, recordAutoMatch, sweepExpiredOrders } from "../src/matching/service";
-import { MATCHING_SQL, statements } from "../src/matching/store";
+import { MATCHING_SQL, matchingStatements as statements } from "../src/matching/store";
 import { DomainError } from "../src/errors";
 import type { Db } from "../src/store/db";
 import { createTenant } from "../src/tenants/service";

@@ -8,7 +8,7 @@ import { chooseOrder, choosePayment, inWindow, type OrderFacts, type PaymentFact
 import { reevaluateWaiting, type OrderShape } from "../src/matching/service";
 import { syncOrders } from "../src/connector/orders.service";
 import { INLINE_STATUS_WRITES } from "../src/matching/status-writes";
-import { statements } from "../src/matching/store";
+import { matchingStatements as statements } from "../src/matching/store";
 import type { Db } from "../src/store/db";
 import { createTenant } from "../src/tenants/service";
 import { makeTestApp } from "./support/harness";

@@ -5,7 +5,7 @@ import { drizzle } from "drizzle-orm/bun-sqlite";
 import { DomainError } from "../errors";
 import { effectiveStatus } from "../matching/engine";
 import { MatchConflictError, recordMatch, type Scope } from "../matching/service";
-import { statements as matchingStatements, WAITING, type EventRow, type MatchRow } from "../matching/store";
+import { matchingStatements, WAITING, type EventRow, type MatchRow } from "../matching/store";
 import { perConnection, type Db, type Store } from "../store/db";
 import * as schema from "../store/schema";
 import { decodeCursor, encodeCursor, invalidCursor } from "./cursor";
@@ -77,14 +77,14 @@ function eventsByIdIn(db: ReturnType<typeof drizzle<typeof schema>>, partition: 
 }
 
 /** Prepared once per connection (exported for the query-plan tests). */
-export const statements = perConnection(prepareAll);
+export const feedStatements = perConnection(prepareAll);
 
 /**
  * A position a client may hold: at most the newest seq ever handed out. A larger one (forged, or
  * from another box) would make the feed skip matches that are yet to come, so it is refused.
  */
 function checkPosition(db: Db, seq: number, field: string): void {
-  const last = statements(db).lastSeq.get()?.seq ?? 0;
+  const last = feedStatements(db).lastSeq.get()?.seq ?? 0;
   if (seq > last) throw invalidCursor(field, "This cursor is ahead of the feed");
 }
 
@@ -102,7 +102,7 @@ export function readFeed(store: Store, scope: Scope, after: string | undefined, 
   // One read transaction: the position check and the page see the same snapshot.
   return store.db.transaction((txn) => {
     const tx = txn as unknown as Db;
-    const s = statements(tx);
+    const s = feedStatements(tx);
     let from: number;
     if (after !== undefined) {
       from = decodeCursor("match", after, "/after");
@@ -121,7 +121,7 @@ export function readFeed(store: Store, scope: Scope, after: string | undefined, 
 export function acknowledge(tx: Db, scope: Scope, through: string, now: number): { acknowledged_through: string } {
   const seq = decodeCursor("match", through, "/through");
   checkPosition(tx, seq, "/through");
-  const current = statements(tx).acked.get({ ...scope })?.throughSeq;
+  const current = feedStatements(tx).acked.get({ ...scope })?.throughSeq;
   if (current === undefined) {
     tx.insert(feedAcks).values({ ...scope, throughSeq: seq, updatedAt: now }).run();
   } else if (seq > current) {
@@ -157,7 +157,7 @@ function pickEvent(candidates: EventRow[], req: ManualMatchRequest): EventRow {
  * order whatever the amounts; `method: manual`.
  */
 export function manualMatch(tx: Db, scope: Scope, req: ManualMatchRequest, now: number): MatchView {
-  const s = statements(tx);
+  const s = feedStatements(tx);
   const order = matchingStatements(tx).orderByKey.get({ ...scope, id: req.order_id });
   if (!order) throw new DomainError("order_not_found", `No order ${req.order_id}`, { order_id: req.order_id });
   const byId = { ...scope, eventId: req.event_id };

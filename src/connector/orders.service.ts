@@ -8,7 +8,7 @@ import { DomainError, type FieldError } from "../errors";
 import { checkCurrency, invalid } from "../http/validation";
 import { effectiveStatus, uniqueAmountOffset, UNIQUE_AMOUNT_MAX_OFFSET, type OrderStatus } from "../matching/engine";
 import { reevaluateWaiting, type OrderShape, type Scope } from "../matching/service";
-import { statements as matchingStatements, type MatchRow, type OrderRow } from "../matching/store";
+import { matchingStatements, type MatchRow, type OrderRow } from "../matching/store";
 import { perConnection, type Db, type Store } from "../store/db";
 import * as schema from "../store/schema";
 import { DEFAULT_ORDER_TTL_MS, METADATA_MAX_BYTES, type OrderInputSchema } from "./model";
@@ -42,7 +42,7 @@ function prepareAll(client: Database) {
 }
 
 /** Prepared once per connection (exported for the query-plan tests). */
-export const statements = perConnection(prepareAll);
+export const orderStatements = perConnection(prepareAll);
 
 const emptyToNull = (v: string | null | undefined): string | null => (v === undefined || v === null || v.trim() === "" ? null : v);
 
@@ -92,7 +92,7 @@ const isOpen = (o: Pick<OrderRow, "status" | "expiresAt">, now: number): boolean
  */
 export function syncOrders(tx: Db, scope: Scope, inputs: readonly OrderInput[], now: number): OrderView[] {
   checkOrderBatch(inputs);
-  const s = statements(tx);
+  const s = orderStatements(tx);
   const stored = new Map<string, OrderRow>();
   if (inputs.length > 0) {
     const ids = inputs.map((o) => o.id);
@@ -175,7 +175,7 @@ export function syncOrders(tx: Db, scope: Scope, inputs: readonly OrderInput[], 
  * order. Only an order that is (or becomes) pending holds an amount.
  */
 function expectedAmountFor(
-  s: ReturnType<typeof statements>,
+  s: ReturnType<typeof orderStatements>,
   scope: Scope,
   input: OrderInput,
   prev: OrderRow | undefined,
@@ -205,7 +205,7 @@ function expectedAmountFor(
 
 /** Orders with their matches, in the order of `ids` (missing ids are skipped). */
 export function readOrders(db: Db, scope: Scope, ids: readonly string[], now: number): OrderView[] {
-  const s = statements(db);
+  const s = orderStatements(db);
   const out: OrderView[] = [];
   for (const id of ids) {
     const row = matchingStatements(db).orderByKey.get({ ...scope, id });

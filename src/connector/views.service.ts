@@ -61,7 +61,7 @@ function prepareAll(client: Database) {
 }
 
 /** Prepared once per connection (exported for the query-plan tests). */
-export const statements = perConnection(prepareAll);
+export const viewStatements = perConnection(prepareAll);
 
 /**
  * contract §12: events in commit order (their seq), optionally of one status. Without a status the
@@ -69,7 +69,7 @@ export const statements = perConnection(prepareAll);
  */
 export function listEvents(store: Store, scope: Scope, status: MatchStatus | undefined, after: string | undefined, limit: number) {
   const from = after === undefined ? 0 : decodeCursor("event", after, "/after");
-  const s = statements(store.db);
+  const s = viewStatements(store.db);
   const rows: EventRow[] = store.db.transaction(() =>
     (status ? [status] : ALL_STATUSES).flatMap((st) => s.eventsByStatus.all({ ...scope, status: st, after: from, limit: limit + 1 })),
   );
@@ -96,7 +96,7 @@ function healthOf(json: string | null): Record<string, unknown> {
 /** contract §12: the tenant's phones in this environment, with liveness from signed heartbeats. */
 export function listDevices(store: Store, scope: Scope, now: number) {
   return {
-    data: statements(store.db)
+    data: viewStatements(store.db)
       .devices.all({ ...scope })
       .map((d) => {
         const health = healthOf(d.health);

@@ -18,7 +18,7 @@ import {
   candidateOrdersFor,
   changes,
   pendingOrdersOf,
-  statements,
+  matchingStatements,
   waitingPaymentsFor,
   type EventRow,
   type MatchingStatements,
@@ -68,7 +68,7 @@ export function recordMatch(
   orderId: string,
   method: "auto" | "manual",
 ): MatchRow {
-  const s = statements(db);
+  const s = matchingStatements(db);
   const id = markOrderMatched(s, now, event, orderId);
   if (changes(s.markEventMatched.run({ seq: event.seq, orderId })) !== 1) throw new MatchConflictError("event");
   forgetStatus(event.seq);
@@ -83,7 +83,7 @@ export function recordMatch(
  * a `matched` outcome must then be written by recordAutoMatch in the same transaction.
  */
 export function decideNewEvent(tx: Db, now: number, scope: Scope, payment: NewPaymentFacts): MatchOutcome {
-  const s = statements(tx);
+  const s = matchingStatements(tx);
   const decision = chooseOrder(payment, candidateOrdersFor(s, scope, payment, now), now);
   if (decision.outcome === "matched") return { status: "matched", orderId: decision.pick.id };
   return { status: decision.outcome, orderId: null };
@@ -96,7 +96,7 @@ export function decideNewEvent(tx: Db, now: number, scope: Scope, payment: NewPa
  * matches_event_uq stay the last line of defence.
  */
 export function recordAutoMatch(tx: Db, now: number, event: MatchedEvent, orderId: string): MatchRow {
-  const s = statements(tx);
+  const s = matchingStatements(tx);
   const id = markOrderMatched(s, now, event, orderId);
   return insertMatch(s, now, id, event, orderId, "auto");
 }
@@ -155,7 +155,7 @@ export type OrderShape = Pick<OrderFacts, "expectedAmount" | "createdAt" | "expi
  */
 export function reevaluateWaiting(db: Db, scope: Scope, shapes: readonly OrderShape[], now: number): number {
   if (shapes.length === 0) return 0;
-  const s = statements(db);
+  const s = matchingStatements(db);
   // A payment meets only orders of its own amount, and an order only payments of its expected
   // amount: each amount settles on its own.
   const byAmount = new Map<number, Map<number, WaitingPayment>>();
@@ -252,7 +252,7 @@ export const SWEEP_BATCH = 200;
  * hands the writer a step, and most sweeps find none).
  */
 export function expiryDue(db: Db, now: number): boolean {
-  return statements(db).expiredPending.all({ now, limit: 1 }).length > 0;
+  return matchingStatements(db).expiredPending.all({ now, limit: 1 }).length > 0;
 }
 
 /**
@@ -262,7 +262,7 @@ export function expiryDue(db: Db, now: number): boolean {
  * writer (src/writes.ts); serve repeats it while it returns `limit`. Returns how many expired.
  */
 export function expireOrders(tx: Db, now: number, limit: number = SWEEP_BATCH): number {
-  const s = statements(tx);
+  const s = matchingStatements(tx);
   const due = s.expiredPending.all({ now, limit });
   const byScope = new Map<string, { scope: Scope; shapes: OrderShape[] }>();
   for (const o of due) {

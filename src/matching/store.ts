@@ -127,7 +127,7 @@ function prepareAll(client: Database) {
 export type MatchingStatements = ReturnType<typeof prepareAll>;
 
 /** Prepared once per connection; usable inside any transaction on that connection. */
-export const statements = perConnection(prepareAll);
+export const matchingStatements = perConnection(prepareAll);
 
 /** Pending orders that could take a payment of `payment.amount` that occurred at `payment.occurredAt`. */
 export function candidateOrdersFor(s: MatchingStatements, scope: Scope, payment: NewPaymentFacts, now: number): OrderFacts[] {
