@@ -1,12 +1,16 @@
 // contract §11: the matches feed (commit order, opaque cursors, resume after the last
 // acknowledgement, at least once) and its acknowledgement (monotonic, idempotent).
 import { afterAll, describe, expect, test } from "bun:test";
-import { encodeCursor } from "../src/connector/cursor";
+import { cursorsOf, type CursorKind } from "../src/connector/cursor";
 import { makeTestApp } from "./support/harness";
 import { bearer, order, pay, sync } from "./support/connector";
 
 const t = await makeTestApp();
 afterAll(() => t.close());
+
+type TestScope = { tenantId: string; environment: "live" | "test" };
+/** A cursor as this box makes it for `scope` (the box's own key, from the database). */
+const cursor = (kind: CursorKind, scope: TestScope, seq: number) => cursorsOf(t.store).encode(kind, scope, seq);
 
 async function shopWithMatches(n: number) {
   const ten = t.tenant();
@@ -22,6 +26,7 @@ async function shopWithMatches(n: number) {
   }
   return {
     headers,
+    scope,
     eventIds,
     feed: (query = "") => t.request("GET", `/connector/v1/matches${query}`, { headers }),
     ack: (through: unknown) => t.request("POST", "/connector/v1/matches/ack", { headers, body: { through } }),
@@ -86,23 +91,23 @@ test("poll, crash before acknowledging, poll again: the same matches; after the 
   await s.ack(first.body.next_cursor);
   expect((await s.feed()).body).toEqual({ data: [], next_cursor: first.body.next_cursor, has_more: false });
   // `after` still reads from anywhere
-  expect((await s.feed(`?after=${encodeCursor("match", 0)}`)).body.data.length).toBeGreaterThanOrEqual(3);
+  expect((await s.feed(`?after=${cursor("match", s.scope, 0)}`)).body.data.length).toBeGreaterThanOrEqual(3);
 });
 
 test("a new tenant's feed starts from the beginning, with a cursor that can be acknowledged", async () => {
   const ten = t.tenant();
   const res = await t.request("GET", "/connector/v1/matches", { headers: bearer(ten.keys.live) });
-  expect(res.body).toEqual({ data: [], next_cursor: encodeCursor("match", 0), has_more: false });
+  expect(res.body).toEqual({ data: [], next_cursor: cursor("match", { tenantId: ten.tenant_id, environment: "live" }, 0), has_more: false });
   const ack = await t.request("POST", "/connector/v1/matches/ack", { headers: bearer(ten.keys.live), body: { through: res.body.next_cursor } });
   expect(ack.status).toBe(200);
 });
 
 describe("bad cursors and limits", () => {
-  const cases: [string, string, string, string][] = [
+  const cases: [string, string | ((scope: TestScope) => string), string, string][] = [
     ["garbage", "?after=hello", "invalid_cursor", "/after"],
-    ["an events-view cursor", `?after=${encodeCursor("event", 1)}`, "invalid_cursor", "/after"],
-    ["a cursor ahead of the feed", `?after=${encodeCursor("match", 10_000_000)}`, "invalid_cursor", "/after"],
-    ["a non-canonical spelling", `?after=${encodeCursor("match", 1)}=`, "invalid_cursor", "/after"],
+    ["an events-view cursor", (scope) => `?after=${cursor("event", scope, 1)}`, "invalid_cursor", "/after"],
+    ["a cursor ahead of the feed", (scope) => `?after=${cursor("match", scope, 10_000_000)}`, "invalid_cursor", "/after"],
+    ["a non-canonical spelling", (scope) => `?after=${cursor("match", scope, 1)}=`, "invalid_cursor", "/after"],
     ["an empty cursor", "?after=", "invalid_cursor", "/after"],
     ["a cursor longer than 64 characters", `?after=${"A".repeat(65)}`, "invalid_cursor", "/after"],
     ["a very long cursor", `?after=${"x".repeat(2000)}`, "invalid_cursor", "/after"],
@@ -113,7 +118,8 @@ describe("bad cursors and limits", () => {
   ];
   test.each(cases)("feed: %s", async (_n, query, code, field) => {
     const ten = t.tenant();
-    const res = await t.request("GET", `/connector/v1/matches${query}`, { headers: bearer(ten.keys.test) });
+    const q = typeof query === "string" ? query : query({ tenantId: ten.tenant_id, environment: "test" });
+    const res = await t.request("GET", `/connector/v1/matches${q}`, { headers: bearer(ten.keys.test) });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(code);
     expect(res.body.errors[0].field).toBe(field);
@@ -121,13 +127,14 @@ describe("bad cursors and limits", () => {
 
   const ackCases: [string, unknown, string][] = [
     ["garbage", "nope", "invalid_cursor"],
-    ["ahead of the feed", encodeCursor("match", 10_000_000), "invalid_cursor"],
+    ["ahead of the feed", (scope: TestScope) => cursor("match", scope, 10_000_000), "invalid_cursor"],
     ["not a string", 5, "invalid_request"],
     ["missing", undefined, "invalid_request"],
   ];
   test.each(ackCases)("ack: %s", async (_n, through, code) => {
     const ten = t.tenant();
-    const res = await t.request("POST", "/connector/v1/matches/ack", { headers: bearer(ten.keys.test), body: through === undefined ? {} : { through } });
+    const value = typeof through === "function" ? through({ tenantId: ten.tenant_id, environment: "test" }) : through;
+    const res = await t.request("POST", "/connector/v1/matches/ack", { headers: bearer(ten.keys.test), body: value === undefined ? {} : { through: value } });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(code);
   });
@@ -135,5 +142,63 @@ describe("bad cursors and limits", () => {
   test("limits 1 and 500 are accepted", async () => {
     const ten = t.tenant();
     for (const limit of [1, 500]) expect((await t.request("GET", `/connector/v1/matches?limit=${limit}`, { headers: bearer(ten.keys.test) })).status).toBe(200);
+  });
+});
+
+describe("cursors belong to their tenant and environment (contract §20)", () => {
+  /** A shop whose test environment has one match, and its first feed page. */
+  async function shopWithOneMatch() {
+    const ten = t.tenant();
+    const scope = { tenantId: ten.tenant_id, environment: "test" as const };
+    await sync(t, scope, [order("X-1", 5100)]);
+    expect((await pay(t, scope, { amount: 5100 })).match.status).toBe("matched");
+    const headers = bearer(ten.keys.test);
+    const page = (await t.request("GET", "/connector/v1/matches", { headers })).body;
+    expect(page.data).toHaveLength(1);
+    return { ten, scope, headers, page };
+  }
+
+  test("acknowledging another shop's newer cursor is 400 invalid_cursor, and this shop's match is still delivered", async () => {
+    const a = await shopWithOneMatch();
+    const b = await shopWithOneMatch();
+    const ack = await t.request("POST", "/connector/v1/matches/ack", { headers: a.headers, body: { through: b.page.next_cursor } });
+    expect(ack.status).toBe(400);
+    expect(ack.body.code).toBe("invalid_cursor");
+    expect(ack.body.errors[0].field).toBe("/through");
+    const still = await t.request("GET", "/connector/v1/matches", { headers: a.headers });
+    expect(still.body.data.map((m: { id: string }) => m.id)).toEqual(a.page.data.map((m: { id: string }) => m.id));
+  });
+
+  test("another shop's cursor, or this shop's from the other environment, is 400 invalid_cursor on both feeds", async () => {
+    const a = await shopWithOneMatch();
+    const b = await shopWithOneMatch();
+    const liveOfA = cursor("match", { tenantId: a.ten.tenant_id, environment: "live" }, 0);
+    for (const after of [b.page.next_cursor, b.page.data[0].cursor, liveOfA]) {
+      const feed = await t.request("GET", `/connector/v1/matches?after=${after}`, { headers: a.headers });
+      expect([feed.status, feed.body.code]).toEqual([400, "invalid_cursor"]);
+    }
+    const bEvents = (await t.request("GET", "/connector/v1/events", { headers: b.headers })).body.next_cursor;
+    const aEvents = await t.request("GET", "/connector/v1/events", { headers: a.headers });
+    expect(aEvents.status).toBe(200);
+    const foreign = await t.request("GET", `/connector/v1/events?after=${bEvents}`, { headers: a.headers });
+    expect([foreign.status, foreign.body.code]).toEqual([400, "invalid_cursor"]);
+    const own = await t.request("GET", `/connector/v1/events?after=${aEvents.body.next_cursor}`, { headers: a.headers });
+    expect(own.status).toBe(200);
+  });
+
+  test("a cursor says nothing of other shops: this shop's position reads the same however many matches others make", async () => {
+    const a = await shopWithOneMatch();
+    const before = a.page.next_cursor;
+    for (let i = 0; i < 3; i++) await shopWithOneMatch(); // other shops' matches move the global sequence
+    const after = (await t.request("GET", "/connector/v1/matches", { headers: a.headers })).body.next_cursor;
+    expect(after).toBe(before);
+    // and the same position of two shops is spelled differently
+    const b = await shopWithOneMatch();
+    expect(cursor("match", a.scope, 1)).not.toBe(cursor("match", b.scope, 1));
+    // one encrypted block, not the position as text: only the box's key reads it
+    expect(before).toMatch(/^m[A-Za-z0-9_-]{22}$/);
+    const seq = t.store.sqlite.query<{ seq: number }, [string]>("SELECT seq FROM matches WHERE id = ?").get(a.page.data[0].id)!.seq;
+    expect(cursorsOf(t.store).parse("match", a.scope, before)).toBe(seq);
+    expect(Buffer.from(before.slice(1), "base64url").readBigUInt64BE(0)).not.toBe(BigInt(seq));
   });
 });

@@ -1,6 +1,6 @@
 // contract §12: the reconciliation view of events and the devices view.
 import { afterAll, describe, expect, test } from "bun:test";
-import { encodeCursor } from "../src/connector/cursor";
+import { cursorsOf } from "../src/connector/cursor";
 import { devices } from "../src/store/schema";
 import { makeTestApp } from "./support/harness";
 import { bearer, order, pay, sync } from "./support/connector";
@@ -69,10 +69,10 @@ describe("GET /connector/v1/events", () => {
     expect(p.match.status).toBe("unmatched"); // the first answer stays what it was
   });
 
-  const bad: [string, string, string][] = [
+  const bad: [string | ((scope: { tenantId: string; environment: "test" }) => string), string, string][] = [
     ["?status=paid", "invalid_request", "/status"],
     ["?after=xyz", "invalid_cursor", "/after"],
-    [`?after=${encodeCursor("match", 1)}`, "invalid_cursor", "/after"],
+    [(scope) => `?after=${cursorsOf(t.store).encode("match", scope, 1)}`, "invalid_cursor", "/after"],
     ["?after=", "invalid_cursor", "/after"],
     [`?after=${"A".repeat(65)}`, "invalid_cursor", "/after"],
     [`?status=matched&after=${"x".repeat(100)}`, "invalid_cursor", "/after"],
@@ -80,7 +80,8 @@ describe("GET /connector/v1/events", () => {
   ];
   test.each(bad)("%s → %s", async (query, code, field) => {
     const ten = t.tenant();
-    const res = await t.request("GET", `/connector/v1/events${query}`, { headers: bearer(ten.keys.test) });
+    const q = typeof query === "string" ? query : query({ tenantId: ten.tenant_id, environment: "test" });
+    const res = await t.request("GET", `/connector/v1/events${q}`, { headers: bearer(ten.keys.test) });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(code);
     expect(res.body.errors[0].field).toBe(field);

@@ -7,7 +7,7 @@ import { AUTH_ERRORS } from "./errors-doc";
 import { EventsPageSchema, EXAMPLE_EVENT_VIEW } from "./model";
 import { afterParam, LimitParam, pageQuery, StatusParam } from "./query";
 import { listEvents } from "./views.service";
-import { encodeCursor } from "./cursor";
+import { EXAMPLE_SCOPE, exampleCursors } from "./cursor";
 
 export const eventViewRoutes = (deps: ConnectorDeps, authenticate: Authenticate) =>
   new Elysia().get(
@@ -30,7 +30,7 @@ Unmatched and ambiguous events wait: they are evaluated again when an order is s
         status: 200,
         description: "A page of events",
         schema: EventsPageSchema,
-        example: { data: [EXAMPLE_EVENT_VIEW], next_cursor: encodeCursor("event", 17), has_more: false },
+        example: { data: [EXAMPLE_EVENT_VIEW], next_cursor: exampleCursors.encode("event", EXAMPLE_SCOPE, 17), has_more: false },
       },
       errors: [
         ["invalid_cursor", { errors: [{ field: "/after", message: "not a cursor of this feed" }] }],

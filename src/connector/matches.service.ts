@@ -8,7 +8,7 @@ import { MatchConflictError, recordMatch, type Scope } from "../matching/service
 import { matchingStatements, WAITING, type EventRow, type MatchRow } from "../matching/store";
 import { perConnection, type Db, type Store } from "../store/db";
 import * as schema from "../store/schema";
-import { decodeCursor, encodeCursor, invalidCursor } from "./cursor";
+import { cursorsOf, invalidCursor, type Cursors } from "./cursor";
 import { matchView, type MatchView } from "./views";
 
 const { matches, feedAcks, events, devices } = schema;
@@ -105,7 +105,7 @@ export function readFeed(store: Store, scope: Scope, after: string | undefined, 
     const s = feedStatements(tx);
     let from: number;
     if (after !== undefined) {
-      from = decodeCursor("match", after, "/after");
+      from = cursorsOf(tx).decode("match", scope, after, "/after");
       checkPosition(tx, from, "/after");
     } else {
       from = s.acked.get({ ...scope })?.throughSeq ?? 0;
@@ -113,13 +113,15 @@ export function readFeed(store: Store, scope: Scope, after: string | undefined, 
     const rows = s.page.all({ ...scope, after: from, limit: limit + 1 });
     const page = rows.slice(0, limit);
     const last = page.length > 0 ? page[page.length - 1]!.seq : from;
-    return { data: page.map(matchView), next_cursor: encodeCursor("match", last), has_more: rows.length > limit };
+    const cursors = cursorsOf(tx);
+    return { data: page.map((m) => matchView(m, cursors)), next_cursor: cursors.encode("match", scope, last), has_more: rows.length > limit };
   });
 }
 
 /** contract §11: monotonic and idempotent; answers the newest acknowledged cursor. */
 export function acknowledge(tx: Db, scope: Scope, through: string, now: number): { acknowledged_through: string } {
-  const seq = decodeCursor("match", through, "/through");
+  const cursors = cursorsOf(tx);
+  const seq = cursors.decode("match", scope, through, "/through");
   checkPosition(tx, seq, "/through");
   const current = feedStatements(tx).acked.get({ ...scope })?.throughSeq;
   if (current === undefined) {
@@ -130,7 +132,7 @@ export function acknowledge(tx: Db, scope: Scope, through: string, now: number):
       .where(and(eq(feedAcks.tenantId, scope.tenantId), eq(feedAcks.environment, scope.environment)))
       .run();
   }
-  return { acknowledged_through: encodeCursor("match", Math.max(seq, current ?? 0)) };
+  return { acknowledged_through: cursors.encode("match", scope, Math.max(seq, current ?? 0)) };
 }
 
 export interface ManualMatchRequest {
@@ -166,7 +168,7 @@ export function manualMatch(tx: Db, scope: Scope, req: ManualMatchRequest, now: 
 
   const orderMatch = s.matchByOrder.get({ ...scope, orderId: order.id }) ?? null;
   const eventMatch = s.matchByEventSeq.get({ seq: event.seq }) ?? null;
-  if (orderMatch || eventMatch) throw alreadyMatched(req, orderMatch, eventMatch);
+  if (orderMatch || eventMatch) throw alreadyMatched(req, orderMatch, eventMatch, cursorsOf(tx));
   if (event.matchStatus === "duplicate") {
     throw new DomainError(
       "event_is_duplicate",
@@ -179,19 +181,19 @@ export function manualMatch(tx: Db, scope: Scope, req: ManualMatchRequest, now: 
     throw new DomainError("order_cancelled", `Order ${order.id} is cancelled; re-sync it as pending first`, { order_id: order.id });
   }
   try {
-    return matchView(recordMatch(tx, now, event, order.id, "manual"));
+    return matchView(recordMatch(tx, now, event, order.id, "manual"), cursorsOf(tx));
   } catch (e) {
-    if (e instanceof MatchConflictError) throw alreadyMatched(req, null, null);
+    if (e instanceof MatchConflictError) throw alreadyMatched(req, null, null, cursorsOf(tx));
     throw e;
   }
 }
 
-function alreadyMatched(req: ManualMatchRequest, orderMatch: MatchRow | null, eventMatch: MatchRow | null): DomainError {
+function alreadyMatched(req: ManualMatchRequest, orderMatch: MatchRow | null, eventMatch: MatchRow | null, cursors: Cursors): DomainError {
   const side = orderMatch && eventMatch ? "Both the order and the event are" : orderMatch ? "The order is" : "The event is";
   const existing = orderMatch ?? eventMatch;
   return new DomainError("already_matched", `${side} already matched`, {
     order_id: req.order_id,
     event_id: req.event_id,
-    ...(existing ? { match: matchView(existing) } : {}),
+    ...(existing ? { match: matchView(existing, cursors) } : {}),
   });
 }

@@ -4,7 +4,7 @@ import { jsonBody } from "../http/body";
 import { describe } from "../http/openapi";
 import { validator } from "../http/validation";
 import { authenticateFirst, type Authenticate } from "./auth";
-import { encodeCursor } from "./cursor";
+import { EXAMPLE_SCOPE, exampleCursors } from "./cursor";
 import type { ConnectorDeps } from "./deps";
 import { AUTH_ERRORS, BODY_ERRORS, type ErrorSpec } from "./errors-doc";
 import { readFeed } from "./matches.service";
@@ -103,7 +103,7 @@ Without \`after\` the feed starts after the last acknowledged cursor of this key
 \`409 already_matched\` when either side is already matched (the existing match is in \`match\`), \`409 order_cancelled\` for a cancelled order (re-sync it as pending first), \`409 event_is_duplicate\` for another phone's report of a payment (match the first report, \`duplicate_of\`). Find events with \`GET /connector/v1/events?status=ambiguous\`.`,
           body: ManualMatchBodySchema,
           bodyExample: { order_id: "A-1042", event_id: "0b7f6a5e-2c1d-4e8f-9a3b-5c6d7e8f9a0b" },
-          success: { status: 201, description: "The match", schema: MatchSchema, example: { ...EXAMPLE_MATCH, method: "manual", cursor: encodeCursor("match", 2) } },
+          success: { status: 201, description: "The match", schema: MatchSchema, example: { ...EXAMPLE_MATCH, method: "manual", cursor: exampleCursors.encode("match", EXAMPLE_SCOPE, 2) } },
           errors: [
             ["order_not_found", { order_id: "A-1042" }],
             ["event_not_found", { event_id: "0b7f6a5e-2c1d-4e8f-9a3b-5c6d7e8f9a0b" }],

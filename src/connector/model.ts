@@ -2,7 +2,7 @@
 // device records, and the examples shown in /docs. Validation uses these same schemas
 // (src/http/validation.ts), so the documentation is the check.
 import { Amount, Currency, EpochMs, Int, Nullable, T } from "../http/schemas";
-import { encodeCursor } from "./cursor";
+import { EXAMPLE_SCOPE, exampleCursors } from "./cursor";
 
 export const MAX_ORDERS_PER_SYNC = 500;
 export const METADATA_MAX_BYTES = 4096;
@@ -177,7 +177,7 @@ export const EXAMPLE_SYNC = {
 
 export const EXAMPLE_MATCH = {
   id: "mat_7Hq2LmX9dK4pR1sT0vWz",
-  cursor: encodeCursor("match", 1),
+  cursor: exampleCursors.encode("match", EXAMPLE_SCOPE, 1),
   order_id: "A-1042",
   event_id: "0b7f6a5e-2c1d-4e8f-9a3b-5c6d7e8f9a0b",
   device_id: "dev_3kR8sT1vWz7Hq2LmX9dK",

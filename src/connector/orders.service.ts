@@ -12,6 +12,7 @@ import { matchingStatements, type MatchRow, type OrderRow } from "../matching/st
 import { perConnection, type Db, type Store } from "../store/db";
 import * as schema from "../store/schema";
 import { DEFAULT_ORDER_TTL_MS, METADATA_MAX_BYTES, type OrderInputSchema } from "./model";
+import { cursorsOf } from "./cursor";
 import { orderView, type OrderView } from "./views";
 
 const { orders, matches, PENDING_ORDER } = schema;
@@ -211,7 +212,7 @@ export function readOrders(db: Db, scope: Scope, ids: readonly string[], now: nu
     const row = matchingStatements(db).orderByKey.get({ ...scope, id });
     if (!row) continue;
     const match: MatchRow | null = row.matchId ? (s.matchById.get({ id: row.matchId }) ?? null) : null;
-    out.push(orderView(row, match, now));
+    out.push(orderView(row, match, now, cursorsOf(db)));
   }
   return out;
 }

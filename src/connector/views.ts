@@ -1,12 +1,13 @@
 // How stored rows read on the connector surface (contract §9–§12).
 import { effectiveStatus } from "../matching/engine";
 import type { EventRow, MatchRow, OrderRow } from "../matching/store";
-import { encodeCursor } from "./cursor";
+import type { Cursors } from "./cursor";
 
-export function matchView(m: MatchRow) {
+/** A Match; its cursor is made by `cursors` for the match's own tenant and environment. */
+export function matchView(m: MatchRow, cursors: Cursors) {
   return {
     id: m.id,
-    cursor: encodeCursor("match", m.seq),
+    cursor: cursors.encode("match", m, m.seq),
     order_id: m.orderId,
     event_id: m.eventId,
     device_id: m.deviceId,
@@ -24,7 +25,7 @@ export function matchView(m: MatchRow) {
 
 export type MatchView = ReturnType<typeof matchView>;
 
-export function orderView(o: OrderRow, match: MatchRow | null, now: number) {
+export function orderView(o: OrderRow, match: MatchRow | null, now: number, cursors: Cursors) {
   return {
     id: o.id,
     amount: o.amount,
@@ -37,7 +38,7 @@ export function orderView(o: OrderRow, match: MatchRow | null, now: number) {
     security_code: o.securityCode,
     unique_amount: o.uniqueAmount,
     metadata: o.metadata === null ? null : (JSON.parse(o.metadata) as Record<string, unknown>),
-    match: match ? matchView(match) : null,
+    match: match ? matchView(match, cursors) : null,
     updated_at: o.updatedAt,
   };
 }

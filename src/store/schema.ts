@@ -281,3 +281,12 @@ export const feedAcks = sqliteTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.environment] })],
 );
 
+
+/**
+ * Values of this box made once, when the database is created (migration 0009): `cursor_key`, the
+ * key that makes connector cursors opaque and bound to their tenant and environment (contract §20).
+ */
+export const boxSettings = sqliteTable("box_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
