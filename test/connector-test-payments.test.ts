@@ -84,6 +84,14 @@ describe("validated like a phone's event", () => {
     ["too old", { occurred_at: 1 }, "event_too_old", "/occurred_at"],
     ["in the future", { occurred_at: 8_000_000_000_000 }, "invalid_request", "/occurred_at"],
     ["source with capitals", { source: "Yape" }, "invalid_request", "/source"],
+    ["event_id empty", { event_id: "" }, "invalid_request", "/event_id"],
+    ["event_id null", { event_id: null }, "invalid_request", "/event_id"],
+    ["event_id a number", { event_id: 5 }, "invalid_request", "/event_id"],
+    ["event_id an object", { event_id: {} }, "invalid_request", "/event_id"],
+    ["event_id a list", { event_id: [] }, "invalid_request", "/event_id"],
+    ["event_id true", { event_id: true }, "invalid_request", "/event_id"],
+    ["event_id with a space", { event_id: "a b" }, "invalid_request", "/event_id"],
+    ["event_id of 65 characters", { event_id: "a".repeat(65) }, "invalid_request", "/event_id"],
   ];
   test.each(cases)("%s → %s", async (_n, change, code, field) => {
     const ten = t.tenant();
@@ -91,6 +99,8 @@ describe("validated like a phone's event", () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(code);
     if (field) expect(res.body.errors[0].field).toBe(field);
+    // nothing was stored for a refused request
+    expect(t.store.sqlite.query("SELECT 1 FROM events WHERE tenant_id = ?").all(ten.tenant_id)).toEqual([]);
   });
 });
 

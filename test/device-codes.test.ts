@@ -20,6 +20,7 @@ describe("normalizeCode", () => {
     [" w d j b m j h t k x q p ", "WDJBMJHTKXQP"],
     ["WDJBMJHTKXQP", "WDJBMJHTKXQP"],
     ["--wdjb--MJHT\tkxqp-", "WDJBMJHTKXQP"],
+    ["WDJB\u00a0MJHT\u00a0KXQP", "WDJBMJHTKXQP"], // non-breaking spaces are spaces
   ])("%p reads as %p", (input, letters) => {
     expect(normalizeCode(input)).toBe(letters);
   });
@@ -31,6 +32,9 @@ describe("normalizeCode", () => {
     ["WDJB-MJHT-KXQ1", "a digit"],
     ["WDJB_MJHT_KXQP", "underscores"],
     ["", "empty"],
+    ["WDJB-MJHT-KXQ\u017f", "a long s (ſ), which upper-cases to S"],
+    ["WDJB-MJHT-\u212aXQP", "a Kelvin sign, which lower-cases to k"],
+    ["ＷDJB-MJHT-KXQP", "a full-width W"],
   ])("%p is not a code (%s)", (input) => {
     expect(normalizeCode(input)).toBeNull();
   });

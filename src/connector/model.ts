@@ -17,7 +17,7 @@ export const OrderIdSchema = () =>
     minLength: 1,
     maxLength: 64,
     pattern: "^[A-Za-z0-9._:/#-]{1,64}$",
-    description: "The shop's own order id: 1–64 of `A-Z a-z 0-9 . _ : / # -`",
+    description: "The shop's own order id: 1–64 of `A-Z a-z 0-9 . _ : / # -`, but not `.` or `..` (no URL can name them)",
     examples: ["A-1042"],
   });
 

@@ -11,6 +11,7 @@ import { reevaluateWaiting, type OrderShape, type Scope } from "../matching/serv
 import { matchingStatements, type MatchRow, type OrderRow } from "../matching/store";
 import { perConnection, type Db, type Store } from "../store/db";
 import * as schema from "../store/schema";
+import { MAX_EPOCH_MS } from "../http/schemas";
 import { DEFAULT_ORDER_TTL_MS, METADATA_MAX_BYTES, type OrderInputSchema } from "./model";
 import { cursorsOf } from "./cursor";
 import { orderView, type OrderView } from "./views";
@@ -58,6 +59,10 @@ export function checkOrderBatch(inputs: readonly OrderInput[]): void {
     else firstIndex.set(o.id, i);
     if (o.metadata != null && Buffer.byteLength(JSON.stringify(o.metadata)) > METADATA_MAX_BYTES) {
       errors.push({ field: `/orders/${i}/metadata`, message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON` });
+    }
+    // contract §9 allows "." and "..", but no URL can name them: GET /orders/%2E reads as /orders/.
+    if (o.id === "." || o.id === "..") {
+      errors.push({ field: `/orders/${i}/id`, message: `"${o.id}" cannot be read back through a URL; use another id` });
     }
     if (o.created_at !== undefined && o.expires_at !== undefined && o.expires_at <= o.created_at) {
       errors.push({ field: `/orders/${i}/expires_at`, message: "must be after created_at" });
@@ -114,6 +119,9 @@ export function syncOrders(tx: Db, scope: Scope, inputs: readonly OrderInput[], 
     const expiresAt =
       o.expires_at ?? (prev && prev.createdAt === createdAt ? prev.expiresAt : createdAt + DEFAULT_ORDER_TTL_MS);
     if (expiresAt <= createdAt) errors.push({ field: `/orders/${i}/expires_at`, message: "must be after created_at" });
+    else if (expiresAt > MAX_EPOCH_MS) {
+      errors.push({ field: `/orders/${i}/created_at`, message: `the default expires_at (created_at + 24 h) would pass ${MAX_EPOCH_MS}; send expires_at` });
+    }
     return { createdAt, expiresAt };
   });
   if (errors.length > 0) throw invalid(errors);

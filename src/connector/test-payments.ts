@@ -5,6 +5,7 @@ import { Elysia } from "elysia";
 import { jsonBody } from "../http/body";
 import { ApiError } from "../http/errors";
 import { idempotencyKey } from "../http/idempotency";
+import { invalid } from "../http/validation";
 import { describe } from "../http/openapi";
 import { T } from "../http/schemas";
 import { newId } from "../ids";
@@ -13,6 +14,8 @@ import { EventReceiptSchema, parsePaymentEvent, PaymentEventSchema } from "../pa
 import { authenticateFirst, type Authenticate } from "./auth";
 import type { ConnectorDeps } from "./deps";
 import { AUTH_ERRORS, BODY_ERRORS } from "./errors-doc";
+
+const EVENT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 const TestPaymentSchema = T.Composite(
   [
@@ -57,7 +60,11 @@ export const testPaymentRoutes = (deps: ConnectorDeps, authenticate: Authenticat
       const caller = authenticate(request);
       const header = idempotencyKey(request.headers.get("idempotency-key"));
       const given = typeof body === "object" && body !== null ? (body as Record<string, unknown>).event_id : undefined;
-      const fromBody = typeof given === "string" && given !== "" ? given : undefined;
+      // Left out, it is made here; present, it must be a real one (not "", null, 5, {} or []).
+      if (given !== undefined && (typeof given !== "string" || !EVENT_ID.test(given))) {
+        throw invalid([{ field: "/event_id", message: "must be 1 to 64 of A-Z a-z 0-9 . _ : - (or left out)" }]);
+      }
+      const fromBody = given;
       if (header !== null && fromBody !== undefined && header !== fromBody) {
         throw new ApiError("idempotency_key_mismatch", "Idempotency-Key must equal the body's event_id", {
           errors: [{ field: "/event_id", message: "differs from the Idempotency-Key header" }],

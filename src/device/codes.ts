@@ -17,6 +17,8 @@ const VALID = new RegExp(`^[${CODE_ALPHABET}]{${CODE_LENGTH}}$`);
 
 /** The 12 letters of a typed code, or null when it cannot be a code. */
 export function normalizeCode(input: string): string | null {
+  // Only ASCII letters count: toUpperCase alone would read "ſ" (U+017F) as S.
+  if (/[^\x00-\x7f]/.test(input.replace(/\s/g, ""))) return null;
   const letters = input.replace(/[\s-]/g, "").toUpperCase();
   return VALID.test(letters) ? letters : null;
 }

@@ -9,8 +9,10 @@ export { MAX_AMOUNT };
 export { Type as T };
 
 export const Int = (opts: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(opts);
+/** The largest time a JavaScript Date can hold. */
+export const MAX_EPOCH_MS = 8_640_000_000_000_000;
 export const EpochMs = (description = "Epoch milliseconds, UTC") =>
-  Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description, examples: [1795262400000] });
+  Type.Integer({ minimum: 0, maximum: MAX_EPOCH_MS, description, examples: [1795262400000] });
 /** contract §2.3: amounts are integer cents from 1 to 100 000 000. */
 export const Amount = () =>
   Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: "Integer amount in cents (1 to 100 000 000)", examples: [2500] });
