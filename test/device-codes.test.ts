@@ -3,7 +3,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { commands } from "../src/cli/commands";
 import { runCli } from "../src/cli/framework";
-import { CODE_ALPHABET, createActivationCode, formatCode, hashCode, normalizeCode } from "../src/device/codes";
+import { CODE_ALPHABET, createActivationCode, formatCode, normalizeCode } from "../src/device/codes";
+import { sha256Hex } from "../src/ids";
+import { secretHash } from "../src/store/secret-hash";
 import { isOnline } from "../src/device/service";
 import { ManualClock } from "../src/clock";
 import { activatePhone } from "./support/device";
@@ -56,14 +58,15 @@ describe("createActivationCode", () => {
     expect(letterCounts.size).toBe(CODE_ALPHABET.length);
   });
 
-  test("only the SHA-256 of the letters is stored", () => {
+  test("only an HMAC of the letters under the master key is stored (contract §20)", () => {
     const tenant = t.tenant();
     const { code } = createActivationCode(t.store.db, t.clock, tenant.tenant_id, "test");
     const letters = code.replace(/-/g, "");
     const dump = JSON.stringify(t.store.sqlite.query("SELECT * FROM activation_codes").all());
     expect(dump).not.toContain(letters);
     expect(dump).not.toContain(code);
-    expect(dump).toContain(hashCode(letters));
+    expect(dump).toContain(secretHash(t.store, letters));
+    expect(dump).not.toContain(sha256Hex(letters)); // a copy of the database alone cannot be searched
     expect(formatCode(letters)).toBe(code);
   });
 
@@ -95,7 +98,7 @@ describe("CLI", () => {
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.out);
     expect(doc).toEqual({ code: expect.stringMatching(/^[A-Z]{4}-[A-Z]{4}-[A-Z]{4}$/), tenant_id: tenant.tenant_id, environment: "test", expires_at: t.clock.now() + 600_000 });
-    const row = t.store.sqlite.query("SELECT environment, expires_at FROM activation_codes WHERE code_hash = ?").get(hashCode(doc.code.replace(/-/g, "")));
+    const row = t.store.sqlite.query("SELECT environment, expires_at FROM activation_codes WHERE code_hash = ?").get(secretHash(t.store, doc.code.replace(/-/g, "")));
     expect(row).toEqual({ environment: "test", expires_at: t.clock.now() + 600_000 });
   });
 

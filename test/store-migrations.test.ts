@@ -8,7 +8,9 @@ import { readMigrationFiles } from "drizzle-orm/migrator";
 import { ManualClock } from "../src/clock";
 import { DB_FILE, openStore } from "../src/store/db";
 import { EMBEDDED, embeddedMigrations, journalTags } from "../src/store/migrations";
-import { createTenant, listTenants } from "../src/tenants/service";
+import { findCodeByLetters } from "../src/device/codes";
+import { sha256Hex } from "../src/ids";
+import { createTenant, findActiveKey, listTenants } from "../src/tenants/service";
 
 const MIGRATIONS_DIR = resolve(import.meta.dir, "../migrations");
 const dirs: string[] = [];
@@ -124,6 +126,34 @@ describe("openStore", () => {
     const keys = store.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM api_keys WHERE tenant_id = ?").get(t.tenant_id);
     expect(keys!.n).toBe(2);
     store.close();
+  });
+
+  test("keys and codes stored as plain SHA-256 before 0009 are rehashed under the master key once, and still work (contract §20)", () => {
+    const dir = tempDir();
+    const clock = new ManualClock();
+    const old = openStore(dir, { migrateUpTo: embeddedMigrations().findIndex((m) => m.tag.startsWith("0009")) });
+    // As the previous version wrote them: the SHA-256 hex of the key and of the code's letters.
+    const ten = createTenant(old.db, clock, "Bodega de antes");
+    old.sqlite.run("UPDATE api_keys SET key_hash = ? WHERE environment = 'live'", [sha256Hex(ten.keys.live)]);
+    old.sqlite.run("UPDATE api_keys SET key_hash = ? WHERE environment = 'test'", [sha256Hex(ten.keys.test)]);
+    old.sqlite.run(
+      "INSERT INTO activation_codes (id, code_hash, tenant_id, environment, created_at, expires_at) VALUES ('acd_old', ?, ?, 'live', 1, ?)",
+      [sha256Hex("WDJBMJHTKXQP"), ten.tenant_id, clock.now() + 60_000],
+    );
+    old.close();
+
+    const store = openStore(dir);
+    expect(findActiveKey(store.db, ten.keys.live)).toMatchObject({ tenantId: ten.tenant_id, environment: "live" });
+    expect(findCodeByLetters(store.db, "WDJBMJHTKXQP")).toMatchObject({ id: "acd_old" });
+    const stored = store.sqlite.query<{ h: string }, []>("SELECT key_hash AS h FROM api_keys UNION ALL SELECT code_hash FROM activation_codes").all();
+    expect(stored.map((r) => r.h)).not.toContain(sha256Hex(ten.keys.live));
+    expect(stored.map((r) => r.h)).not.toContain(sha256Hex("WDJBMJHTKXQP"));
+    store.close();
+    // A second open rehashes nothing again: the key still works.
+    const again = openStore(dir);
+    expect(findActiveKey(again.db, ten.keys.live)).not.toBeNull();
+    expect(findActiveKey(again.db, ten.keys.test)).not.toBeNull();
+    again.close();
   });
 
   test("a data dir with events and orders from before 0004 keeps them; only pending orders and referenced events are in the partial indexes", () => {

@@ -4,7 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../src/clock";
-import { sha256Hex } from "../src/ids";
+import { hmacSha256Hex, sha256Hex } from "../src/ids";
+import { loadMasterKey } from "../src/store/secret-box";
 import { openStore, type Store } from "../src/store/db";
 import { apiKeys, devices } from "../src/store/schema";
 import {
@@ -57,11 +58,14 @@ describe("tenants and keys", () => {
     expect(listTenants(store.db)).toEqual([{ tenant_id: t.tenant_id, name: "Bodega Rosa", created_at: clock.now() }]);
   });
 
-  test("only the SHA-256 of a key is stored: the key text is nowhere in the database files", () => {
+  test("only an HMAC of a key under the master key is stored (contract §20): not the key, not its SHA-256", () => {
     const t = createTenant(store.db, clock, "Bodega Rosa");
     const extra = createKey(store.db, clock, t.tenant_id, "test");
     const rows = store.db.select().from(apiKeys).all();
-    expect(rows.map((r) => r.keyHash).sort()).toEqual([t.keys.live, t.keys.test, extra.key].map(sha256Hex).sort());
+    const masterKey = loadMasterKey(dir);
+    const keys = [t.keys.live, t.keys.test, extra.key];
+    expect(rows.map((r) => r.keyHash).sort()).toEqual(keys.map((k) => hmacSha256Hex(masterKey, sha256Hex(k))).sort());
+    for (const k of keys) expect(rows.map((r) => r.keyHash)).not.toContain(sha256Hex(k));
     const files = readdirSync(dir).filter((f) => f.startsWith("cuadra.db"));
     const bytes = files.map((f) => readFileSync(join(dir, f)).toString("latin1")).join("");
     expect(bytes.length).toBeGreaterThan(0);

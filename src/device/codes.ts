@@ -1,9 +1,10 @@
 // Activation codes (contract §4): 12 letters of an alphabet without vowels or look-alikes, shown as
 // three groups of four. Input is case-insensitive; spaces and hyphens anywhere are ignored.
-// Only the SHA-256 of the normalised code is stored.
+// Only an HMAC of the normalised code under the master key is stored (contract §20).
 import { eq } from "drizzle-orm";
 import type { Clock } from "../clock";
-import { newId, randomChars, sha256Hex } from "../ids";
+import { newId, randomChars } from "../ids";
+import { secretHash } from "../store/secret-hash";
 import type { Db } from "../store/db";
 import { activationCodes, type Environment } from "../store/schema";
 import { getTenant } from "../tenants/service";
@@ -25,7 +26,6 @@ export function normalizeCode(input: string): string | null {
 
 export const formatCode = (letters: string): string => `${letters.slice(0, 4)}-${letters.slice(4, 8)}-${letters.slice(8, 12)}`;
 
-export const hashCode = (letters: string): string => sha256Hex(letters);
 
 export function createActivationCode(db: Db, clock: Clock, tenantId: string, environment: Environment, ttlSeconds = CODE_TTL_DEFAULT_S) {
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > CODE_TTL_MAX_S) {
@@ -36,11 +36,11 @@ export function createActivationCode(db: Db, clock: Clock, tenantId: string, env
   const now = clock.now();
   const expiresAt = now + ttlSeconds * 1000;
   db.insert(activationCodes)
-    .values({ id: newId("acd"), codeHash: hashCode(letters), tenantId, environment, createdAt: now, expiresAt })
+    .values({ id: newId("acd"), codeHash: secretHash(db, letters), tenantId, environment, createdAt: now, expiresAt })
     .run();
   return { code: formatCode(letters), tenant_id: tenantId, environment, expires_at: expiresAt };
 }
 
 export function findCodeByLetters(db: Db, letters: string) {
-  return db.select().from(activationCodes).where(eq(activationCodes.codeHash, hashCode(letters))).get() ?? null;
+  return db.select().from(activationCodes).where(eq(activationCodes.codeHash, secretHash(db, letters))).get() ?? null;
 }

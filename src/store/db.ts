@@ -1,11 +1,14 @@
 // The one way to open the database: PRAGMAs, embedded migrations, drizzle on bun:sqlite.
 // Nothing else in the code runs PRAGMAs or migration SQL.
 import { Database } from "bun:sqlite";
-import { chmodSync, mkdirSync } from "node:fs";
+import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema";
+import { ensureDataDir } from "./data-dir";
 import { embeddedMigrations, type MigrationMeta } from "./migrations";
+import { loadMasterKey } from "./secret-box";
+import { rehashLegacyOnce, useHashKey } from "./secret-hash";
 
 export type Db = BunSQLiteDatabase<typeof schema>;
 
@@ -25,9 +28,7 @@ export const CACHE_KIB = 64 * 1024;
 export const WAL_AUTOCHECKPOINT_PAGES = 4000;
 const MIGRATIONS_TABLE = "__drizzle_migrations";
 
-export function ensureDataDir(dataDir: string): void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-}
+export { ensureDataDir };
 
 export interface OpenOptions {
   /** Apply only the first N migrations (tests of upgrades from an older schema). */
@@ -53,7 +54,9 @@ export function openStore(dataDir: string, opts: OpenOptions = {}): Store {
   // FULL: an acknowledged write survives power loss (contract §6, §13).
   sqlite.run("PRAGMA synchronous = FULL");
   const known = embeddedMigrations();
-  migrate(sqlite, known, known.slice(0, opts.migrateUpTo));
+  const masterKey = loadMasterKey(dataDir);
+  useHashKey(sqlite, masterKey);
+  migrate(sqlite, known, known.slice(0, opts.migrateUpTo), masterKey);
   sqlite.run("PRAGMA foreign_keys = ON");
   // Page cache: at most 64 MiB (the default is 2 MiB), allocated only as pages are read. With a
   // million stored events every insert and lookup lands on a different leaf of the random-keyed
@@ -85,7 +88,7 @@ export function openStore(dataDir: string, opts: OpenOptions = {}): Store {
  * migrator it reads the applied list inside BEGIN IMMEDIATE, so a server and a CLI command that
  * start at once on a new data dir do not both try to create the tables.
  */
-function migrate(sqlite: Database, known: MigrationMeta[], migrations: MigrationMeta[]): void {
+function migrate(sqlite: Database, known: MigrationMeta[], migrations: MigrationMeta[], masterKey: Uint8Array): void {
   // foreign_keys is a no-op inside a transaction; switch it off outside (drizzle issue 5782).
   sqlite.run("PRAGMA foreign_keys = OFF");
   sqlite.run(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`);
@@ -113,6 +116,8 @@ function migrate(sqlite: Database, known: MigrationMeta[], migrations: Migration
       const broken = sqlite.query("PRAGMA foreign_key_check").all();
       if (broken.length > 0) throw new Error(`migration left ${broken.length} rows with broken foreign keys`);
     }
+    // contract §20: key and code hashes under the master key (once; secret-hash.ts).
+    if (sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'box_settings'").get()) rehashLegacyOnce(sqlite, masterKey);
     sqlite.run("COMMIT");
   } catch (e) {
     sqlite.run("ROLLBACK");

@@ -17,7 +17,7 @@ export const tenants = sqliteTable("tenants", {
   updatedAt: integer("updated_at").notNull(),
 });
 
-/** Connector keys. Only the SHA-256 of the key is stored (contract §3). */
+/** Connector keys. Only an HMAC of the key under the master key is stored (contract §3, §20; store/secret-hash.ts). */
 export const apiKeys = sqliteTable(
   "api_keys",
   {
@@ -48,7 +48,7 @@ export const news = sqliteTable(
   (t) => [uniqueIndex("news_id_uq").on(t.id), index("news_tenant_idx").on(t.tenantId, t.seq)],
 );
 
-/** One-time activation codes. Only the SHA-256 of the normalised code is stored (contract §4). */
+/** One-time activation codes. Only an HMAC of the normalised code under the master key is stored (contract §4, §20). */
 export const activationCodes = sqliteTable(
   "activation_codes",
   {

@@ -3,7 +3,7 @@
 // (contract §13).
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureDataDir } from "./db";
+import { ensureDataDir } from "./data-dir";
 
 export const MASTER_KEY_FILE = "master.key";
 

@@ -2,7 +2,8 @@
 // the store: used by the CLI, by connector authentication and by the device surface.
 import { and, asc, count, desc, eq, gt, isNull, ne } from "drizzle-orm";
 import type { Clock } from "../clock";
-import { newId, randomBase62, sha256Hex } from "../ids";
+import { newId, randomBase62 } from "../ids";
+import { secretHash } from "../store/secret-hash";
 import type { Db } from "../store/db";
 import { apiKeys, devices, news, tenants, type Environment } from "../store/schema";
 
@@ -55,7 +56,6 @@ export function listTenants(db: Db) {
 
 // ---- connector keys
 
-export const hashKey = (key: string): string => sha256Hex(key);
 
 function insertKey(db: Db, now: number, tenantId: string, environment: Environment) {
   const key = `sk_${environment}_${randomBase62(KEY_RANDOM_CHARS)}`;
@@ -65,7 +65,7 @@ function insertKey(db: Db, now: number, tenantId: string, environment: Environme
       id: keyId,
       tenantId,
       environment,
-      keyHash: hashKey(key),
+      keyHash: secretHash(db, key),
       prefix: key.slice(0, `sk_${environment}_`.length + 4),
       last4: key.slice(-4),
       createdAt: now,
@@ -111,7 +111,7 @@ export function findActiveKey(db: Db, key: string) {
   const row = db
     .select({ keyId: apiKeys.id, tenantId: apiKeys.tenantId, environment: apiKeys.environment })
     .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, hashKey(key)), isNull(apiKeys.revokedAt)))
+    .where(and(eq(apiKeys.keyHash, secretHash(db, key)), isNull(apiKeys.revokedAt)))
     .get();
   return row ?? null;
 }
