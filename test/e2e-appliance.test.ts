@@ -34,7 +34,7 @@ interface Server {
   stdout(): string;
   stderr(): string;
   /** Sends the signal and waits for the exit code. */
-  stop(signal?: "SIGTERM" | "SIGINT"): Promise<number>;
+  stop(signal?: "SIGTERM" | "SIGINT" | "SIGKILL"): Promise<number>;
 }
 
 /** Polls `check` until it returns a value other than undefined, for at most `ms`. */
@@ -314,6 +314,30 @@ describe("a running server", () => {
     expect(err).toContain("already in use");
     expect(err).toContain("--port");
     expect(await s.stop()).toBe(0);
+  });
+});
+
+describe("one server per data folder (contract §14: one writer)", () => {
+  test("a second serve on the same data folder is exit 1 saying which folder; after a SIGKILL of the first, a new one starts", async () => {
+    const dir = tempDataDir();
+    const s = await serve({ dataDir: dir, args: ["--no-init"] });
+    const port = await freePort();
+    const second = Bun.spawn([BINARY, "serve", "--host", "127.0.0.1", "--port", String(port), "--tls", "off", "--no-init", "--data-dir", dir], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(await second.exited).toBe(1);
+    const err = await new Response(second.stderr).text();
+    expect(err.trim().split("\n")).toHaveLength(1);
+    expect(err).toContain("already running on the data folder");
+    expect(err).toContain(dir);
+    // The first server is untouched.
+    expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+    // The lock goes with the process, however it ends.
+    await s.stop("SIGKILL");
+    const again = await serve({ dataDir: dir, args: ["--no-init"] });
+    expect((await fetch(`${again.url}/healthz`)).status).toBe(200);
+    expect(await again.stop()).toBe(0);
   });
 });
 

@@ -10,6 +10,7 @@ import { ApiError, problemResponse } from "../http/errors";
 import { newId } from "../ids";
 import { sweepExpiredOrders } from "../matching/service";
 import { recentEventsMover } from "../payments/recent-events";
+import { lockDataDir } from "../store/data-dir";
 import { readerOnly } from "../store/db";
 import { startWriter, type Writer } from "../store/writer";
 import { jsonLogger } from "../log";
@@ -109,126 +110,157 @@ export const serveCommand: Command = {
       throw new UsageError("--public-url must be an absolute http(s) URL, e.g. https://caja.example.pe");
     }
 
-    const store = ctx.store();
-    const hasTenant = store.db.select({ n: count() }).from(tenants).get()!.n > 0;
-    const name = o.name as string | undefined;
-    // An empty data dir gets its first shop when asked (--name) or when a person is watching the
-    // terminal; scripts, test suites and services never get a shop they did not ask for.
-    const interactive = process.stdout.isTTY === true;
-    if (!hasTenant && !o["no-init"] && !ctx.json && (name !== undefined || interactive)) {
-      ctx.out(await initHuman(initialise(ctx, name ?? "My shop")));
-    } else if (!hasTenant && !o["no-init"]) {
-      ctx.err("note: this data dir has no shop yet; create one with 'cuadra init --name NAME' (or start with --name NAME)");
+    // contract §14: one writer per data dir. A second server is refused, as a port in use is.
+    const held = lockDataDir(ctx.dataDir);
+    if (!held) {
+      throw new Error(
+        `another 'cuadra serve' is already running on the data folder ${resolve(ctx.dataDir)}: stop it first, or give this one its own --data-dir`,
+      );
     }
-
-    const tls = certFile && keyFile ? loadTls(resolve(certFile), resolve(keyFile)) : tlsMode === "auto" ? await ensureSelfSignedCert(ctx.dataDir) : null;
-    const logger = jsonLogger();
-    const secretBox = await createSecretBox(loadMasterKey(ctx.dataDir));
-    // contract §14: from here on this process writes only through the writer thread.
-    const writer = await startWriter(ctx.dataDir, {
-      onFailure: (e, what) =>
-        logger.event("error", what === "stopped" ? "writer thread stopped; starting a new one" : "writer thread could not start; retrying", {
-          error: e.message,
-        }),
-    });
-    const app = createApp({
-      writer,
-      store: readerOnly(store),
-      clock: ctx.clock,
-      logger,
-      limiters: createRateLimiters(ctx.clock, scale),
-      secretBox,
-      config: { publicUrl: publicUrl?.replace(/\/+$/, "") },
-    });
-
-    if (stop.requested()) {
-      await writer.close();
-      logger.event("info", "stopping");
-      logger.event("info", "stopped");
-      return undefined; // runCli closes the store
-    }
-
-    let server: ReturnType<typeof Bun.serve>;
     try {
-      server = Bun.serve({
-        hostname: host,
-        port,
-        // Our own per-route limits answer 413 first, from Content-Length or while reading (contract
-        // §2.6); Bun's limit must stay above them or it answers a bare 413 of its own.
-        maxRequestBodySize: 1024 * 1024 * 1024,
-        ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
-        fetch: (req, srv) => app.handle(req, srv.requestIP(req)?.address ?? "unknown"),
-        // Only reached if the pipeline itself throws: still the contract's bare 5xx problem body.
-        error: () => {
-          const requestId = newId("req");
-          const res = problemResponse(new ApiError("internal_error"), requestId);
-          res.headers.set("x-request-id", requestId);
-          return res;
-        },
-      });
-    } catch (e) {
-      await writer.close();
-      const msg = (e as Error).message;
-      if (/in use|EADDRINUSE/i.test(msg)) throw new Error(`port ${port} on ${host} is already in use: stop the other program or pick another with --port`);
-      throw e;
+      return await serveHeld(ctx, o, stop, { host, port, tlsMode, certFile, keyFile, scale, publicUrl });
+    } finally {
+      held.release();
     }
-
-    const scheme = tls ? "https" : "http";
-    const shownHosts = host === "0.0.0.0" || host === "::" ? ["localhost", ...lanAddresses()] : [host];
-    const urls = shownHosts.map((h) => `${scheme}://${h.includes(":") ? `[${h}]` : h}:${server.port}`);
-    ctx.out(
-      [
-        `Cuadra ${VERSION} is running.`,
-        `  URL:  ${urls.join("  ")}`,
-        `  Docs: ${urls[0]}/docs`,
-        ...(tls ? [`  TLS certificate SHA-256 fingerprint: ${tls.fingerprint}`] : []),
-        ...(tls && !certFile ? [`  (self-signed; phones and browsers will ask you to trust it: check this fingerprint)`] : []),
-        `  Data: ${resolve(ctx.dataDir)}`,
-        `Press Ctrl+C to stop.`,
-      ].join("\n"),
-    );
-    logger.event("info", "listening", { url: `${scheme}://${host}:${server.port}`, version: VERSION, ...(tls ? { tls_fingerprint: tls.fingerprint } : {}) });
-
-    // contract §10: expiry is correct without this job (candidates are filtered by expires_at at
-    // read time); the sweep records expiries and re-evaluates the payments expired orders held.
-    const mover = recentEventsMover((now) => writer.run("moveDueRecentEvents", { now }));
-    let sweeping = false;
-    const sweep = async () => {
-      if (sweeping) return; // a tick that outlasts the interval is not run twice at once
-      sweeping = true;
-      try {
-        await sweepOnce();
-      } finally {
-        sweeping = false;
-      }
-    };
-    const sweepOnce = async () => {
-      try {
-        const expired = await sweepExpiredOrders(store.db, writer, ctx.clock.now());
-        if (expired > 0) logger.event("info", "orders expired", { count: expired });
-      } catch (e) {
-        logger.event("error", "expiry sweep failed", { error: (e as Error).message });
-      }
-      // Once the box is quiet, recent events are moved into the big indexes, a batch per tick
-      // (payments/recent-events.ts).
-      const step = await mover.step(ctx.clock.now());
-      if ("failed" in step) {
-        logger.event("error", "moving recent events failed", {
-          error: step.failed.message,
-          failures: step.failures,
-          retry_in_s: Math.round((step.retryAt - ctx.clock.now()) / 1000),
-        });
-      }
-    };
-    void sweep();
-    const sweeper = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
-
-    await stop.wait;
-    clearInterval(sweeper);
-    await stopGracefully(server, writer, ctx, logger.event);
-    return undefined;
   },
 };
+
+interface ServeOptions {
+  host: string;
+  port: number;
+  tlsMode: string;
+  certFile: string | undefined;
+  keyFile: string | undefined;
+  scale: number;
+  publicUrl: string | undefined;
+}
+
+/** serve, once the data dir is held by this process. */
+async function serveHeld(
+  ctx: CommandContext,
+  o: Record<string, unknown>,
+  stop: ReturnType<typeof listenForStop>,
+  { host, port, tlsMode, certFile, keyFile, scale, publicUrl }: ServeOptions,
+): Promise<undefined> {
+  const store = ctx.store();
+  const hasTenant = store.db.select({ n: count() }).from(tenants).get()!.n > 0;
+  const name = o.name as string | undefined;
+  // An empty data dir gets its first shop when asked (--name) or when a person is watching the
+  // terminal; scripts, test suites and services never get a shop they did not ask for.
+  const interactive = process.stdout.isTTY === true;
+  if (!hasTenant && !o["no-init"] && !ctx.json && (name !== undefined || interactive)) {
+    ctx.out(await initHuman(initialise(ctx, name ?? "My shop")));
+  } else if (!hasTenant && !o["no-init"]) {
+    ctx.err("note: this data dir has no shop yet; create one with 'cuadra init --name NAME' (or start with --name NAME)");
+  }
+
+  const tls = certFile && keyFile ? loadTls(resolve(certFile), resolve(keyFile)) : tlsMode === "auto" ? await ensureSelfSignedCert(ctx.dataDir) : null;
+  const logger = jsonLogger();
+  const secretBox = await createSecretBox(loadMasterKey(ctx.dataDir));
+  // contract §14: from here on this process writes only through the writer thread.
+  const writer = await startWriter(ctx.dataDir, {
+    onFailure: (e, what) =>
+      logger.event("error", what === "stopped" ? "writer thread stopped; starting a new one" : "writer thread could not start; retrying", {
+        error: e.message,
+      }),
+  });
+  const app = createApp({
+    writer,
+    store: readerOnly(store),
+    clock: ctx.clock,
+    logger,
+    limiters: createRateLimiters(ctx.clock, scale),
+    secretBox,
+    config: { publicUrl: publicUrl?.replace(/\/+$/, "") },
+  });
+
+  if (stop.requested()) {
+    await writer.close();
+    logger.event("info", "stopping");
+    logger.event("info", "stopped");
+    return undefined; // runCli closes the store
+  }
+
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({
+      hostname: host,
+      port,
+      // Our own per-route limits answer 413 first, from Content-Length or while reading (contract
+      // §2.6); Bun's limit must stay above them or it answers a bare 413 of its own.
+      maxRequestBodySize: 1024 * 1024 * 1024,
+      ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
+      fetch: (req, srv) => app.handle(req, srv.requestIP(req)?.address ?? "unknown"),
+      // Only reached if the pipeline itself throws: still the contract's bare 5xx problem body.
+      error: () => {
+        const requestId = newId("req");
+        const res = problemResponse(new ApiError("internal_error"), requestId);
+        res.headers.set("x-request-id", requestId);
+        return res;
+      },
+    });
+  } catch (e) {
+    await writer.close();
+    const msg = (e as Error).message;
+    if (/in use|EADDRINUSE/i.test(msg)) throw new Error(`port ${port} on ${host} is already in use: stop the other program or pick another with --port`);
+    throw e;
+  }
+
+  const scheme = tls ? "https" : "http";
+  const shownHosts = host === "0.0.0.0" || host === "::" ? ["localhost", ...lanAddresses()] : [host];
+  const urls = shownHosts.map((h) => `${scheme}://${h.includes(":") ? `[${h}]` : h}:${server.port}`);
+  ctx.out(
+    [
+      `Cuadra ${VERSION} is running.`,
+      `  URL:  ${urls.join("  ")}`,
+      `  Docs: ${urls[0]}/docs`,
+      ...(tls ? [`  TLS certificate SHA-256 fingerprint: ${tls.fingerprint}`] : []),
+      ...(tls && !certFile ? [`  (self-signed; phones and browsers will ask you to trust it: check this fingerprint)`] : []),
+      `  Data: ${resolve(ctx.dataDir)}`,
+      `Press Ctrl+C to stop.`,
+    ].join("\n"),
+  );
+  logger.event("info", "listening", { url: `${scheme}://${host}:${server.port}`, version: VERSION, ...(tls ? { tls_fingerprint: tls.fingerprint } : {}) });
+
+  // contract §10: expiry is correct without this job (candidates are filtered by expires_at at
+  // read time); the sweep records expiries and re-evaluates the payments expired orders held.
+  const mover = recentEventsMover((now) => writer.run("moveDueRecentEvents", { now }));
+  let sweeping = false;
+  const sweep = async () => {
+    if (sweeping) return; // a tick that outlasts the interval is not run twice at once
+    sweeping = true;
+    try {
+      await sweepOnce();
+    } finally {
+      sweeping = false;
+    }
+  };
+  const sweepOnce = async () => {
+    try {
+      const expired = await sweepExpiredOrders(store.db, writer, ctx.clock.now());
+      if (expired > 0) logger.event("info", "orders expired", { count: expired });
+    } catch (e) {
+      logger.event("error", "expiry sweep failed", { error: (e as Error).message });
+    }
+    // Once the box is quiet, recent events are moved into the big indexes, a batch per tick
+    // (payments/recent-events.ts).
+    const step = await mover.step(ctx.clock.now());
+    if ("failed" in step) {
+      logger.event("error", "moving recent events failed", {
+        error: step.failed.message,
+        failures: step.failures,
+        retry_in_s: Math.round((step.retryAt - ctx.clock.now()) / 1000),
+      });
+    }
+  };
+  void sweep();
+  const sweeper = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+
+  await stop.wait;
+  clearInterval(sweeper);
+  await stopGracefully(server, writer, ctx, logger.event);
+  return undefined;
+}
 
 /** Records the first SIGTERM/SIGINT. The handlers stay installed, so a second signal during the
  * graceful stop is ignored instead of killing the process (the stop is bounded anyway). */
