@@ -10,6 +10,7 @@ import { bodyLimitFor, checkDeclaredLength } from "./http/body";
 import { invalid } from "./http/validation";
 import { attachInfo, infoOf, type RequestInfo } from "./http/request-info";
 import { docs, docsAssets } from "./system/docs";
+import { finishDocument, withServers } from "./system/openapi-document";
 import { healthRoutes } from "./system/health";
 import { deviceRoutes } from "./device";
 import { connectorRoutes } from "./connector";
@@ -43,6 +44,15 @@ export function createApp(deps: AppDeps): App {
     return allowed.length > 0 && !allowed.includes(method) ? [...new Set(allowed)] : null;
   }
 
+  // GET /docs/json: the plugin's document, finished once (system/openapi-document.ts); `servers`
+  // per request, since the box may be reached under several addresses.
+  let finished: Record<string, unknown> | null = null;
+  async function openApiDocument(raw: Response, request: Request): Promise<Response> {
+    finished ??= finishDocument((await raw.json()) as Record<string, unknown>);
+    const origin = deps.config.publicUrl ?? new URL(request.url).origin;
+    return Response.json(withServers(finished, origin));
+  }
+
   return {
     elysia,
     async handle(original, clientAddress = "unknown") {
@@ -58,6 +68,7 @@ export function createApp(deps: AppDeps): App {
       try {
         checkDeclaredLength(request, bodyLimitFor(pathname)); // contract §2.6: before the body is read
         response = await elysia.handle(request);
+        if (pathname === "/docs/json" && response.status === 200) response = await openApiDocument(response, request);
       } catch (e) {
         response = renderError(request, "UNKNOWN", e, deps.logger, methodNotAllowed);
       }

@@ -7,6 +7,9 @@ const t = await makeTestApp();
 afterAll(() => t.close());
 const doc = (await t.request("GET", "/docs/json")).body;
 
+/** A schema with its $ref (to components.schemas) followed. */
+const resolve = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split("/").pop()] : schema);
+
 const OPERATIONS: [string, string, number, string[]][] = [
   ["post", "/connector/v1/orders", 200, ["invalid_request", "unsupported_currency", "order_already_matched", "unique_amount_unavailable", "payload_too_large", "unsupported_media_type", "malformed_json"]],
   ["get", "/connector/v1/orders/{id}", 200, ["order_not_found"]],
@@ -28,7 +31,7 @@ test.each(OPERATIONS)("%s %s", (method, path, success, errors) => {
   expect(op.description).toBeTruthy();
   expect(op.security).toEqual([{ ConnectorKey: [] }, { ConnectorKeyBasic: [] }]);
   const ok = op.responses[String(success)].content["application/json"];
-  expect(ok.schema.type).toBe("object");
+  expect(resolve(ok.schema).type).toBe("object");
   expect(ok.example).toBeDefined();
   if (method === "post") {
     expect(op.requestBody.content["application/json"].schema).toBeDefined();
@@ -48,13 +51,64 @@ test("the bearer scheme is declared", () => {
   expect(doc.components.securitySchemes.ConnectorKey).toMatchObject({ type: "http", scheme: "bearer" });
 });
 
-test("request examples are accepted by the routes they document", async () => {
+test("request examples pasted as they are, days after the document was made, answer as documented", async () => {
+  t.clock.advance(3 * 24 * 3600_000); // the examples carry no time that could go stale
   const ten = t.tenant();
   const headers = { authorization: `Bearer ${ten.keys.test}` };
   const sync = doc.paths["/connector/v1/orders"].post.requestBody.content["application/json"].example;
-  const res = await t.request("POST", "/connector/v1/orders", { headers, body: { orders: sync.orders.map((o: any) => ({ ...o, expires_at: undefined })) } });
+  const res = await t.request("POST", "/connector/v1/orders", { headers, body: sync });
   expect(res.status).toBe(200);
-  const pay = doc.paths["/connector/v1/test/payments"].post.requestBody.content["application/json"].example;
-  const paid = await t.request("POST", "/connector/v1/test/payments", { headers, body: { ...pay, occurred_at: t.clock.now() } });
+  const pay = doc.paths["/connector/v1/test/payments"].post;
+  const paid = await t.request("POST", "/connector/v1/test/payments", { headers, body: pay.requestBody.content["application/json"].example });
   expect(paid.status).toBe(201);
+  expect(paid.body.match).toEqual(pay.responses["201"].content["application/json"].example.match);
+});
+
+test("a test payment without occurred_at is paid now, and its retry with the same event_id is a replay", async () => {
+  const ten = t.tenant();
+  const headers = { authorization: `Bearer ${ten.keys.test}`, "idempotency-key": "retry-me" };
+  const body = { kind: "payment.received", source: "plin", amount: 777, currency: "PEN" };
+  const first = await t.request("POST", "/connector/v1/test/payments", { headers, body });
+  expect(first.status).toBe(201);
+  const stored = t.store.sqlite.query<{ occurred_at: number }, [string]>("SELECT occurred_at FROM events WHERE event_id = ?").get("retry-me");
+  expect(stored!.occurred_at).toBe(t.clock.now());
+  t.clock.advance(60_000);
+  const again = await t.request("POST", "/connector/v1/test/payments", { headers, body });
+  expect(again.status).toBe(201);
+  expect(again.headers.get("idempotent-replayed")).toBe("true");
+  expect(again.body).toEqual(first.body);
+});
+
+test("every property of every schema says what it is, and no schema carries an $id", () => {
+  const undescribed: string[] = [];
+  const visit = (node: any, path: string) => {
+    if (Array.isArray(node)) return node.forEach((n, i) => visit(n, `${path}/${i}`));
+    if (!node || typeof node !== "object") return;
+    if ("$id" in node) undescribed.push(`${path}: $id`);
+    if (node.properties) {
+      for (const [k, v] of Object.entries<any>(node.properties)) if (!v.$ref && !v.description) undescribed.push(`${path}/properties/${k}`);
+    }
+    for (const [k, v] of Object.entries(node)) if (k !== "example" && k !== "examples") visit(v, `${path}/${k}`);
+  };
+  visit(doc, "#");
+  expect(undescribed).toEqual([]);
+});
+
+test("objects are named schemas, every response says X-Request-Id, and servers is where the document was asked", async () => {
+  for (const name of ["Order", "Match", "Payment", "Device", "DeviceHealth", "License", "Problem", "FieldError", "Activation", "HeartbeatRequest", "EventReceipt"]) {
+    expect(doc.components.schemas[name]?.type).toBe("object");
+  }
+  expect(doc.paths["/connector/v1/orders/{id}"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Order" });
+  for (const item of Object.values<any>(doc.paths)) {
+    for (const op of Object.values<any>(item)) {
+      for (const response of Object.values<any>(op.responses)) expect(response.headers["X-Request-Id"]).toBeDefined();
+      expect(op.responses["405"]).toBeDefined();
+      if (op.responses["429"]) expect(Object.keys(op.responses["429"].headers)).toEqual(expect.arrayContaining(["Retry-After", "RateLimit-Policy", "RateLimit"]));
+    }
+  }
+  expect(doc.paths["/device/v1/events"].post.responses["409"].headers["Retry-After"]).toBeDefined();
+  expect(doc.servers).toEqual([{ url: "http://localhost", description: "This box" }]);
+  const viaIp = await t.send(new Request("http://127.0.0.1:8443/docs/json"));
+  expect(viaIp.body.servers[0].url).toBe("http://127.0.0.1:8443");
+  expect(doc.tags.map((tag: { name: string }) => tag.name)).toEqual(["Connector", "Device", "System"]);
 });

@@ -10,6 +10,12 @@ const t = await makeTestApp();
 afterAll(() => t.close());
 const doc = (await t.request("GET", "/docs/json")).body;
 
+/** A schema with its $ref (to components.schemas) followed. */
+const resolve = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split("/").pop()] : schema);
+
+/** Every operation also answers an unknown path and a wrong method (contract §2.5). */
+const ANY_ROUTE = { "404": ["not_found"], "405": ["method_not_allowed"] };
+
 /** status → error codes documented for an operation. */
 function documentedErrors(op: any): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -21,6 +27,7 @@ function documentedErrors(op: any): Record<string, string[]> {
 }
 
 const SIGNED = {
+  ...ANY_ROUTE,
   "401": ["invalid_signature", "missing_auth_headers", "timestamp_out_of_window", "unknown_device", "unsupported_signature_alg"],
   "403": ["device_revoked", "license_suspended"],
   "413": ["payload_too_large"],
@@ -36,9 +43,10 @@ test.each<[string, string, string, Record<string, string[]>]>([
     "/device/v1/activation",
     "201",
     {
+      ...ANY_ROUTE,
       "400": ["invalid_request", "malformed_json"],
       "403": ["device_limit_reached", "license_suspended"],
-      "404": ["activation_code_unknown"],
+      "404": ["activation_code_unknown", "not_found"],
       "410": ["activation_code_expired", "activation_code_used"],
       "413": ["payload_too_large"],
       "415": ["unsupported_media_type"],
@@ -59,7 +67,7 @@ test.each<[string, string, string, Record<string, string[]>]>([
     },
   ],
   ["post", "/device/v1/heartbeat", "200", { ...SIGNED, "400": ["invalid_request", "malformed_json"] }],
-  ["get", "/device/v1/time", "200", { "500": ["internal_error"] }],
+  ["get", "/device/v1/time", "200", { ...ANY_ROUTE, "500": ["internal_error"] }],
 ])("%s %s: success %s and every error code", (method, path, success, errors) => {
   const op = doc.paths[path]?.[method];
   expect(op).toBeDefined();
@@ -68,7 +76,8 @@ test.each<[string, string, string, Record<string, string[]>]>([
   expect(op.responses[success].content["application/json"].example).toBeDefined();
   expect(documentedErrors(op)).toEqual(errors);
   if ("401" in errors) {
-    expect(op.security).toEqual([{ DeviceSignature: [], DeviceId: [], DeviceTimestamp: [] }]);
+    expect(op.security).toEqual([{ DeviceSignature: [] }]);
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["X-Device-Id", "X-Timestamp", "X-Signature-Alg", "X-Signature"]));
     expect(op.responses["401"].headers["WWW-Authenticate"]).toBeDefined();
   }
   if (method === "post") expect(op.requestBody.content["application/json"].example).toBeDefined();
@@ -82,16 +91,19 @@ test("the documented request examples are valid bodies", () => {
 });
 
 test("the heartbeat's text fields are documented with their bound", () => {
-  const props = doc.paths["/device/v1/heartbeat"].post.requestBody.content["application/json"].schema.properties;
+  const props = resolve(doc.paths["/device/v1/heartbeat"].post.requestBody.content["application/json"].schema).properties;
   for (const field of ["network", "app_version", "os_version", "news_after"]) {
-    expect(props[field].type).toBe("string");
-    expect(props[field].maxLength).toBe(256);
-    expect(props[field].minLength).toBeUndefined();
+    // a string of at most 256, or null (the same as leaving it out)
+    const [text, none] = props[field].anyOf;
+    expect(none).toEqual({ type: "null" });
+    expect(text.type).toBe("string");
+    expect(text.maxLength).toBe(256);
+    expect(text.minLength).toBeUndefined();
   }
 });
 
 test("integers render as integers, not string-or-integer", () => {
-  const props = doc.paths["/device/v1/events"].post.requestBody.content["application/json"].schema.properties;
+  const props = resolve(doc.paths["/device/v1/events"].post.requestBody.content["application/json"].schema).properties;
   expect(props.amount.type).toBe("integer");
   expect(props.occurred_at.type).toBe("integer");
   expect(props.amount.anyOf).toBeUndefined();

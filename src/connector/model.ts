@@ -1,7 +1,7 @@
 // Schemas of the connector surface (contract §9–§12): request bodies, the Order, Match, event and
 // device records, and the examples shown in /docs. Validation uses these same schemas
 // (src/http/validation.ts), so the documentation is the check.
-import { Amount, Currency, EpochMs, Int, Nullable, T } from "../http/schemas";
+import { Amount, Currency, EpochMs, Int, named, Nullable, T } from "../http/schemas";
 import { EXAMPLE_SCOPE, exampleCursors } from "./cursor";
 
 export const MAX_ORDERS_PER_SYNC = 500;
@@ -170,7 +170,8 @@ export const DevicesResponseSchema = T.Object({ data: T.Array(DeviceViewSchema) 
 export const EXAMPLE_SYNC = {
   orders: [
     { id: "A-1042", amount: 2500, currency: "PEN", customer_name: "Yanina Manrique López", metadata: { table: 7 } },
-    { id: "A-1043", amount: 2500, currency: "PEN", unique_amount: true, expires_at: EXAMPLE_NOW + 3600_000 },
+    // No created_at or expires_at: the defaults (now, now + 24 h) keep the example valid whenever it is pasted.
+    { id: "A-1043", amount: 2500, currency: "PEN", unique_amount: true },
     { id: "A-0999", amount: 1800, currency: "PEN", status: "cancelled" },
   ],
 };
@@ -249,3 +250,20 @@ export const EXAMPLE_DEVICE = {
   last_heartbeat_at: EXAMPLE_NOW - 20_000,
   health: { battery_level: 82, charging: true, notification_access: true, listener_connected: true, network: "wifi", queue_depth: 0 },
 };
+
+named({
+  OrderInput: OrderInputSchema,
+  OrderSyncRequest: SyncOrdersBodySchema,
+  Order: OrderSchema,
+  OrderSyncResponse: SyncOrdersResponseSchema,
+  Match: MatchSchema,
+  MatchesPage: FeedResponseSchema,
+  AckRequest: AckBodySchema,
+  AckResponse: AckResponseSchema,
+  ManualMatchRequest: ManualMatchBodySchema,
+  Payment: EventViewSchema,
+  PaymentsPage: EventsPageSchema,
+  DeviceHealth: HealthSchema,
+  Device: DeviceViewSchema,
+  DevicesPage: DevicesResponseSchema,
+});

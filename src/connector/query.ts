@@ -33,7 +33,6 @@ const PageQuery = T.Object({
   // Any text: whether it is a cursor (empty, too long, not ours) is the cursor decoder's call, so a
   // malformed one is `400 invalid_cursor` (contract §11), never `invalid_request`.
   after: T.Optional(T.String()),
-  limit: T.Optional(T.String({ pattern: "^[0-9]{1,6}$", description: "an integer" })),
   status: T.Optional(T.Union(MATCH_STATUSES.map((s) => T.Literal(s)))),
 });
 const checkPageQuery = validator(PageQuery);
@@ -52,8 +51,12 @@ export function pageQuery(request: Request): PageQuery {
     const v = params.get(key);
     if (v !== null) raw[key] = v;
   }
-  const q = checkPageQuery(raw);
-  const limit = q.limit === undefined ? PAGE_LIMIT_DEFAULT : Number(q.limit);
-  if (limit < 1 || limit > PAGE_LIMIT_MAX) throw invalid([{ field: "/limit", message: `must be from 1 to ${PAGE_LIMIT_MAX}` }]);
+  const { limit: limitText, ...rest } = raw;
+  const q = checkPageQuery(rest);
+  // An integer, as documented (LimitParam): written in plain digits, from 1 to PAGE_LIMIT_MAX.
+  const limit = limitText === undefined ? PAGE_LIMIT_DEFAULT : /^[0-9]{1,6}$/.test(limitText) ? Number(limitText) : Number.NaN;
+  if (!(limit >= 1 && limit <= PAGE_LIMIT_MAX)) {
+    throw invalid([{ field: "/limit", message: `must be a whole number from 1 to ${PAGE_LIMIT_MAX}` }]);
+  }
   return { after: q.after, limit, status: q.status };
 }

@@ -19,8 +19,11 @@ const EVENT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 const TestPaymentSchema = T.Composite(
   [
-    T.Omit(PaymentEventSchema, ["event_id"]),
+    T.Omit(PaymentEventSchema, ["event_id", "occurred_at"]),
     T.Object({
+      occurred_at: T.Optional(
+        T.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description: "When the payment happened, epoch ms; default: now (an addition for test payments: a phone always sends it)" }),
+      ),
       event_id: T.Optional(
         T.String({
           pattern: "^[A-Za-z0-9._:-]{1,64}$",
@@ -29,12 +32,12 @@ const TestPaymentSchema = T.Composite(
       ),
     }),
   ],
-  { description: "A `payment.received` event as a phone would send it; `event_id` is optional" },
+  { $id: "#/components/schemas/TestPayment", description: "A `payment.received` event as a phone would send it; `event_id` is optional" },
 );
 
+// No occurred_at: it defaults to now, so the example works whenever it is pasted.
 const EXAMPLE_TEST_PAYMENT = {
   kind: "payment.received",
-  occurred_at: 1795262395000,
   source: "yape",
   amount: 2500,
   currency: "PEN",
@@ -71,8 +74,12 @@ export const testPaymentRoutes = (deps: ConnectorDeps, authenticate: Authenticat
         });
       }
       const eventId = header ?? fromBody ?? newId("evt");
-      const event = parsePaymentEvent({ ...(body as object), event_id: eventId });
-      const result = await ingestPayment(deps, { tenantId: caller.tenantId, environment: caller.environment, deviceId: null }, event);
+      const fields = body as Record<string, unknown>;
+      const event = parsePaymentEvent({ ...fields, event_id: eventId, occurred_at: fields.occurred_at ?? deps.clock.now() });
+      // A retry of a request that left occurred_at out must still be the same request: its hash
+      // leaves out the occurred_at that was filled in.
+      const identity = fields.occurred_at === undefined ? { ...event, occurred_at: undefined } : event;
+      const result = await ingestPayment(deps, { tenantId: caller.tenantId, environment: caller.environment, deviceId: null }, event, identity);
       return Response.json(result.body, { status: result.status, headers: result.replayed ? { "idempotent-replayed": "true" } : {} });
     },
     {

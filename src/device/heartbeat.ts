@@ -24,7 +24,7 @@ export const heartbeatRoutes = (deps: AppDeps) =>
         device: { device_id: auth.deviceId, label: auth.label, status: "active" },
         license: getLicense(deps.store.db, deps.clock, auth.tenantId),
         config: DEVICE_CONFIG,
-        news: newsFor(deps.store.db, deps.clock, auth.tenantId, hb.news_after),
+        news: newsFor(deps.store.db, deps.clock, auth.tenantId, hb.news_after ?? undefined),
       });
     },
     {

@@ -1,6 +1,7 @@
 // Schemas of the device surface (contract §4, §5, §7) and the config sent to phones.
 import { BODY_LIMITS } from "../http/body";
-import { EpochMs, Int, LicenseSchema, T } from "../http/schemas";
+import type { TSchema } from "@sinclair/typebox";
+import { EpochMs, Int, LicenseSchema, named, Nullable, T } from "../http/schemas";
 import { MAX_CLOCK_SKEW_MS } from "./signing";
 
 /** contract §4: sent on activation and with every heartbeat answer. */
@@ -59,18 +60,21 @@ export const HEARTBEAT_TEXT_MAX = 256;
 const HeartbeatText = (description: string, examples: string[]) =>
   T.String({ maxLength: HEARTBEAT_TEXT_MAX, description: `${description}; any string of at most ${HEARTBEAT_TEXT_MAX} characters`, examples });
 
+/** contract §7: every heartbeat field is optional, and `null` is the same as leaving it out. */
+const OrNull = <S extends TSchema>(s: S) => T.Optional(Nullable(s));
+
 export const HeartbeatRequestSchema = T.Object(
   {
-    battery_level: T.Optional(T.Number({ minimum: 0, maximum: 100, description: "Percent, 0–100", examples: [87] })),
-    charging: T.Optional(T.Boolean()),
-    notification_access: T.Optional(T.Boolean({ description: "Whether the app may read notifications" })),
-    listener_connected: T.Optional(T.Boolean({ description: "Whether the notification listener is running" })),
-    network: T.Optional(HeartbeatText("The phone's network, e.g. `wifi`, `mobile` or the name of the Wi-Fi network", ["wifi"])),
-    app_version: T.Optional(HeartbeatText("Version of the Cuadra app (an empty string keeps the one on record)", ["1.4.0"])),
-    os_version: T.Optional(HeartbeatText("Version of the phone's operating system (an empty string keeps the one on record)", ["14"])),
-    queue_depth: T.Optional(Int({ minimum: 0, description: "Events waiting on the phone", examples: [0] })),
-    last_notification_at: T.Optional(EpochMs("When the app last saw a wallet notification")),
-    news_after: T.Optional(HeartbeatText("Id of the newest news item the app already has", ["nws_7Hq2Lx9VbN4cR1tY8kPw"])),
+    battery_level: OrNull(T.Number({ minimum: 0, maximum: 100, description: "Percent, 0–100", examples: [87] })),
+    charging: OrNull(T.Boolean()),
+    notification_access: OrNull(T.Boolean({ description: "Whether the app may read notifications" })),
+    listener_connected: OrNull(T.Boolean({ description: "Whether the notification listener is running" })),
+    network: OrNull(HeartbeatText("The phone's network, e.g. `wifi`, `mobile` or the name of the Wi-Fi network", ["wifi"])),
+    app_version: OrNull(HeartbeatText("Version of the Cuadra app (an empty string keeps the one on record)", ["1.4.0"])),
+    os_version: OrNull(HeartbeatText("Version of the phone's operating system (an empty string keeps the one on record)", ["14"])),
+    queue_depth: OrNull(Int({ minimum: 0, description: "Events waiting on the phone", examples: [0] })),
+    last_notification_at: OrNull(EpochMs("When the app last saw a wallet notification")),
+    news_after: OrNull(HeartbeatText("Id of the newest news item the app already has", ["nws_7Hq2Lx9VbN4cR1tY8kPw"])),
   },
   { description: "All fields optional; an empty body is a valid heartbeat. `null` reads as absent; unknown fields are ignored." },
 );
@@ -85,10 +89,20 @@ export const NewsItemSchema = T.Object({
 
 export const HeartbeatResponseSchema = T.Object({
   server_time: EpochMs("Server time"),
-  device: T.Object({ device_id: T.String(), label: T.String(), status: T.Literal("active") }),
+  device: T.Object({ device_id: T.String(), label: T.String(), status: T.Literal("active", { description: "Always `active`: a revoked phone gets 403 device_revoked instead" }) }),
   license: LicenseSchema,
   config: DeviceConfigSchema,
   news: T.Array(NewsItemSchema, {
     description: "Items published after `news_after` (without it: the last 30 days), oldest first, at most 20",
   }),
+});
+
+named({
+  DeviceConfig: DeviceConfigSchema,
+  ActivationRequest: ActivationRequestSchema,
+  Activation: ActivationResponseSchema,
+  ServerTime: TimeResponseSchema,
+  HeartbeatRequest: HeartbeatRequestSchema,
+  NewsItem: NewsItemSchema,
+  HeartbeatResponse: HeartbeatResponseSchema,
 });

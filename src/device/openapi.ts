@@ -15,13 +15,37 @@ export const DEVICE_ERRORS: ErrorSpec[] = [
   ["rate_limited", { retry_after: 1 }],
 ];
 
-/** X-Device-Id, X-Timestamp and X-Signature are the security schemes; the algorithm is a header. */
+/** The headers of a signed request (the DeviceSignature scheme; the Device section says how to sign). */
 export const SIGNATURE_PARAMETERS: Record<string, unknown>[] = [
+  {
+    name: "X-Device-Id",
+    in: "header",
+    required: true,
+    description: "The `device_id` received on activation",
+    schema: { type: "string" },
+    example: "dev_3VwQ8fK2pL9xR4tN7mZc",
+  },
+  {
+    name: "X-Timestamp",
+    in: "header",
+    required: true,
+    description: "Epoch milliseconds of the request, as decimal text, within ±300 000 ms of server time",
+    schema: { type: "string", pattern: "^-?[0-9]+$" },
+    example: "1795262400000",
+  },
+  {
+    name: "X-Signature",
+    in: "header",
+    required: true,
+    description: "Lower-case hex HMAC-SHA256 of the string to sign, keyed with the device secret (Device section)",
+    schema: { type: "string", pattern: "^[0-9a-fA-F]{64}$" },
+    example: "5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592",
+  },
   {
     name: "X-Signature-Alg",
     in: "header",
     required: true,
-    description: "Always `HMAC-SHA256`; see the DeviceSignature security scheme for the signed string",
+    description: "Always `HMAC-SHA256`",
     schema: { type: "string", enum: ["HMAC-SHA256"] },
     example: "HMAC-SHA256",
   },

@@ -96,7 +96,7 @@ export function describe(doc: OperationDoc): { detail: Record<string, unknown> }
       ...errorResponses(errors),
       ...(doc.responses ?? {}),
     },
-    security: doc.security === "device" ? [{ DeviceSignature: [], DeviceId: [], DeviceTimestamp: [] }] : doc.security === "connector" ? [{ ConnectorKey: [] }, { ConnectorKeyBasic: [] }] : [],
+    security: doc.security === "device" ? [{ DeviceSignature: [] }] : doc.security === "connector" ? [{ ConnectorKey: [] }, { ConnectorKeyBasic: [] }] : [],
   };
   return { detail };
 }

@@ -20,6 +20,15 @@ export const Currency = () => Type.String({ description: "Always `PEN`; anything
 export const Environment = () => Type.Union([Type.Literal("live"), Type.Literal("test")], { description: "`live` or `test`" });
 export const Nullable = <S extends TSchema>(s: S) => Type.Union([s, Type.Null()]);
 
+/**
+ * Names schemas for the OpenAPI document: each becomes components.schemas.<name>, referenced where
+ * it is used (system/openapi-document.ts), so that a generated client gets one named type per
+ * object. The schemas themselves, and what they validate, are unchanged.
+ */
+export function named(schemas: Record<string, TSchema>): void {
+  for (const [name, schema] of Object.entries(schemas)) Object.assign(schema, { $id: `#/components/schemas/${name}` });
+}
+
 export const LicenseSchema = Type.Object(
   {
     status: Type.Union([Type.Literal("active"), Type.Literal("suspended")]),
@@ -36,6 +45,14 @@ export const LicenseSchema = Type.Object(
   },
 );
 
+export const FieldErrorSchema = Type.Object(
+  {
+    field: Type.String({ description: "JSON pointer of the refused field, e.g. `/orders/3/amount` (`/` for the whole body)" }),
+    message: Type.String({ description: "What is wrong with it, for people" }),
+  },
+  { $id: "#/components/schemas/FieldError", description: "One refused field of a request" },
+);
+
 export const ProblemSchema = Type.Object(
   {
     type: Type.Optional(Type.String({ description: "`urn:cuadra:error:<code>`; absent on 5xx (contract §2.5)", examples: ["urn:cuadra:error:invalid_request"] })),
@@ -44,10 +61,11 @@ export const ProblemSchema = Type.Object(
     detail: Type.Optional(Type.String()),
     code: Type.String({ description: "Machine code; clients branch on it", enum: Object.keys(ERROR_CODES) }),
     request_id: Type.String({ examples: ["req_4cT1bX0d2mQ8rZ7yK3wP"] }),
-    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    errors: Type.Optional(Type.Array(FieldErrorSchema, { description: "For `invalid_request` and `invalid_cursor`: each field that was refused" })),
   },
   { additionalProperties: true, description: "RFC 9457 problem details; some codes add members (see each response)." },
 );
+named({ Problem: ProblemSchema });
 
 /** Example problem bodies for the docs, one per code, rendered by the real renderer. */
 export function problemExample(code: ErrorCode, extra: Record<string, unknown> = {}): Record<string, unknown> {

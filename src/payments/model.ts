@@ -2,7 +2,7 @@
 // schema alone cannot express. Shared by POST /device/v1/events and the connector's test payments.
 import type { Static } from "@sinclair/typebox";
 import { DomainError } from "../errors";
-import { Amount, Currency, EpochMs, Nullable, T } from "../http/schemas";
+import { Amount, Currency, EpochMs, named, Nullable, T } from "../http/schemas";
 import { checkCurrency, invalid, validator } from "../http/validation";
 
 export const PAYMENT_RECEIVED = "payment.received";
@@ -160,3 +160,5 @@ export const EventReceiptSchema = T.Object(
   },
   { description: "The first answer; a replay of the same event returns it again, byte for byte, with `Idempotent-Replayed: true`" },
 );
+
+named({ RawNotification: RawNotificationSchema, PaymentEvent: PaymentEventSchema, EventReceipt: EventReceiptSchema });

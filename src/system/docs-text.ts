@@ -24,7 +24,10 @@ export const signingExample = () => {
 
 const ex = signingExample();
 
-export const DEVICE_SIGNATURE_DESCRIPTION = `Every device request except activation and \`GET /device/v1/time\` carries four headers:
+export const DEVICE_SIGNATURE_DESCRIPTION = `Used by the Cuadra phone app, which signs every request itself: a browser cannot, so "Try it out" is for the
+connector. Activation and \`GET /device/v1/time\` are unsigned.
+
+**Signing device requests.** Every other device request carries four headers:
 \`X-Device-Id\`, \`X-Timestamp\` (epoch ms), \`X-Signature-Alg: HMAC-SHA256\` and \`X-Signature\`.
 
     string_to_sign = X-Timestamp + "\\n" + METHOD + "\\n" + PATH + "\\n" + hex(sha256(BODY))
@@ -43,7 +46,7 @@ export const DEVICE_SIGNATURE_DESCRIPTION = `Every device request except activat
 - sha256(body): \`${ex.bodyHash}\`
 - X-Signature: \`${ex.signature}\`
 
-Shell: \`printf '%s\\n%s\\n%s\\n%s' "$TS" POST /device/v1/events "$(printf '%s' "$BODY" | sha256sum | cut -d' ' -f1)" | openssl dgst -sha256 -hmac "$SECRET" -hex\``;
+Shell: \`printf '%s\\n%s\\n%s\\n%s' "$TS" POST /device/v1/events "$(printf '%s' "$BODY" | sha256sum | cut -d' ' -f1)" | openssl dgst -sha256 -hmac "$SECRET" -hex | sed 's/^.*= //'\` (openssl prints \`SHA2-256(stdin)= \` before the hex; sed keeps the hex).`;
 
 export const API_DESCRIPTION = `Cuadra confirms wallet payments (Yape, Plin, bank apps) for a shop.
 

@@ -59,10 +59,10 @@ export const docs = () =>
       ...({ url: "/docs/json" } as {}),
     },
     documentation: {
-      info: { title: "Cuadra", version: VERSION, description: API_DESCRIPTION },
+      info: { title: "Cuadra", version: VERSION, description: API_DESCRIPTION, license: { name: "Proprietary: the Cuadra box and its documentation", identifier: "LicenseRef-Proprietary" } },
       tags: [
-        { name: "Device", description: "Used by the Cuadra phone app. Signed with HMAC-SHA256 (see the DeviceSignature scheme)." },
-        { name: "Connector", description: "Used by the shop's software, with its secret key `sk_live_…` / `sk_test_…`." },
+        { name: "Connector", description: "Used by the shop's software, with its secret key `sk_live_…` / `sk_test_…`: press Authorize, paste a test key, and try any operation." },
+        { name: "Device", description: DEVICE_SIGNATURE_DESCRIPTION },
         { name: "System", description: "Health and documentation; no authentication." },
       ],
       components: {
@@ -78,13 +78,12 @@ export const docs = () =>
             scheme: "basic",
             description: "HTTP Basic with the key as user name and an empty password.",
           },
-          DeviceSignature: { type: "apiKey", in: "header", name: "X-Signature", description: DEVICE_SIGNATURE_DESCRIPTION },
-          DeviceId: { type: "apiKey", in: "header", name: "X-Device-Id", description: "The `device_id` received on activation." },
-          DeviceTimestamp: {
-            type: "apiKey",
-            in: "header",
-            name: "X-Timestamp",
-            description: "Epoch milliseconds of the request, within ±300 000 ms of server time. Also send `X-Signature-Alg: HMAC-SHA256`.",
+          // Not an apiKey: a signature differs per request, so Swagger UI offers no value box for it.
+          DeviceSignature: {
+            type: "http",
+            scheme: "hmac-sha256",
+            description:
+              "Signed per request by the Cuadra app with the secret it received on activation: headers `X-Device-Id`, `X-Timestamp`, `X-Signature-Alg: HMAC-SHA256`, `X-Signature`. How to sign, with a worked example: the Device section of this page.",
           },
         },
       },

@@ -6,10 +6,13 @@ import { T } from "../http/schemas";
 import { describe } from "../http/openapi";
 import { VERSION } from "../version";
 
-const Health = T.Object({
-  status: T.Union([T.Literal("ok"), T.Literal("unavailable")]),
-  version: T.String(),
-});
+const Health = T.Object(
+  {
+    status: T.Union([T.Literal("ok"), T.Literal("unavailable")], { description: "`ok`, or `unavailable` when the database cannot be used" }),
+    version: T.String({ description: "The running Cuadra version", examples: ["0.1.0"] }),
+  },
+  { $id: "#/components/schemas/HealthStatus", description: "Whether the box can serve" },
+);
 
 export const healthRoutes = (store: Store, writer: Writer) =>
   new Elysia().get(

@@ -59,6 +59,37 @@ export interface TestAppOptions {
   busyTimeoutMs?: number;
 }
 
+interface Answered {
+  method: string;
+  path: string;
+  status: number;
+  code: string;
+}
+
+/**
+ * The answers that /docs/json does not document on their route: status and code must appear among
+ * the operation's problem examples. Paths that are no route (404 not_found) are skipped, and a 405
+ * counts as documented when any operation of the path lists it.
+ */
+export async function undocumentedAnswers(app: App, answered: Answered[]): Promise<string[]> {
+  if (answered.length === 0) return [];
+  const doc = (await (await app.handle(new Request("http://localhost/docs/json"))).json()) as { paths: Record<string, Record<string, any>> };
+  const routes = Object.entries(doc.paths).map(([template, item]) => ({
+    regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`),
+    item,
+  }));
+  const codesOf = (op: any, status: number): string[] =>
+    Object.values<any>(op?.responses?.[String(status)]?.content?.["application/problem+json"]?.examples ?? {}).map((e) => e.value.code);
+  const out = new Set<string>();
+  for (const a of answered) {
+    const route = routes.find((r) => r.regex.test(a.path));
+    if (!route || a.path.startsWith("/__test/")) continue; // no route, or a route that tests mount for themselves
+    const ops = a.status === 405 ? Object.values(route.item) : [route.item[a.method]];
+    if (!ops.some((op) => codesOf(op, a.status).includes(a.code))) out.add(`${a.method.toUpperCase()} ${a.path}: ${a.status} ${a.code}`);
+  }
+  return [...out];
+}
+
 export async function readResponse(res: Response): Promise<TestResponse> {
   const text = await res.text();
   let body: any = text;
@@ -99,7 +130,15 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     secretBox: await createSecretBox(loadMasterKey(dataDir)),
     config: { publicUrl: opts.publicUrl },
   });
-  const send = async (req: Request, ip = "127.0.0.1") => readResponse(await app.handle(req, ip));
+  // Every problem answer the tests provoke, checked at close() against the route's documentation.
+  const answered: Answered[] = [];
+  const send = async (req: Request, ip = "127.0.0.1") => {
+    const res = await readResponse(await app.handle(req, ip));
+    if (res.headers.get("content-type")?.includes("problem+json") && typeof res.body?.code === "string") {
+      answered.push({ method: req.method.toLowerCase(), path: new URL(req.url).pathname, status: res.status, code: res.body.code });
+    }
+    return res;
+  };
   return {
     app,
     store,
@@ -123,10 +162,13 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     },
     tenant: (name = "Bodega Rosa") => createTenant(store.db, clock, name),
     async close() {
+      const undocumented = await undocumentedAnswers(app, answered);
       await writer.close();
       reader.close();
       store.close();
       rmSync(dataDir, { recursive: true, force: true });
+      // A route answered an error its OpenAPI operation does not list: document it (http/openapi.ts).
+      if (undocumented.length > 0) throw new Error(`undocumented answers:\n${undocumented.join("\n")}`);
     },
   };
 }
