@@ -202,3 +202,17 @@ describe("cursors belong to their tenant and environment (contract §20)", () =>
     expect(Buffer.from(before.slice(1), "base64url").readBigUInt64BE(0)).not.toBe(BigInt(seq));
   });
 });
+
+test("a cursor one past the newest match is refused on the ack and the feed: the feed would skip the next match", async () => {
+  const s = await shopWithMatches(1);
+  const newest = t.store.sqlite.query<{ s: number }, []>("SELECT max(seq) AS s FROM matches").get()!.s;
+  const atNewest = cursor("match", s.scope, newest);
+  const onePast = cursor("match", s.scope, newest + 1);
+  expect((await s.ack(onePast)).body.code).toBe("invalid_cursor");
+  expect((await s.feed(`?after=${onePast}`)).body.code).toBe("invalid_cursor");
+  expect((await s.ack(atNewest)).status).toBe(200);
+  // the next match is delivered
+  await sync(t, s.scope, [order("NEXT-1", 7777)]);
+  await pay(t, s.scope, { amount: 7777 });
+  expect((await s.feed()).body.data.map((m: { order_id: string }) => m.order_id)).toEqual(["NEXT-1"]);
+});

@@ -63,6 +63,10 @@ describe("names: compatible without case or accents, word by word, `*` as a pref
     ["Yanina", "Yan", false],
     ["*", "Yanina", false], // nothing visible: no evidence
     ["Yanina *", "Yanina Manrique", true],
+    // A lone `*` holds the place of a word cut to nothing: the words after it keep their positions.
+    ["Ana * Soto", "Ana Soto Ruiz", false],
+    ["Ana * Soto", "Ana María Soto", true],
+    ["* Soto", "Soto Ruiz", false],
     ["", "Yanina", false],
     [null, "Yanina", false],
     ["Yanina", null, false],
@@ -238,6 +242,8 @@ describe("unique amounts: the smallest free k in 0–99", () => {
     ["k = 99 is the last", 2500, Array.from({ length: 99 }, (_, k) => 2500 + k), 99],
     ["all 100 held", 2500, Array.from({ length: 100 }, (_, k) => 2500 + k), null],
     ["never above the maximum amount", 99_999_999, [99_999_999, 100_000_000], null],
+    ["an order of exactly the maximum amount gets k = 0", 100_000_000, [], 0],
+    ["just below the maximum: the maximum itself is the last offered", 99_999_999, [99_999_999], 1],
   ];
   test.each(cases)("%s", (_n, amount, held, k) => {
     expect(uniqueAmountOffset(amount, new Set(held))).toBe(k);

@@ -132,3 +132,34 @@ describe("event body", () => {
     expect(() => checkPaymentEvent(parsePaymentEvent({ ...body, occurred_at: T0 - 30 * 86_400_000 }), T0)).not.toThrow();
   });
 });
+
+describe("duplicates by details, through ingestion and its database query (contract §6)", () => {
+  // The pure rule above decides among candidates; these check that the query finds the candidates
+  // at the very edges of the ±120 000 ms window.
+  const edge = async (offset: number) => {
+    const { makeTestApp } = await import("./support/harness");
+    const { pay } = await import("./support/connector");
+    const t = await makeTestApp();
+    try {
+      const ten = t.tenant();
+      const scope = { tenantId: ten.tenant_id, environment: "live" as const };
+      const at = t.clock.now() - 10 * 60_000;
+      const spec = { amount: 2500, payerName: "Yanina Man*", securityCode: "482" };
+      const first = await pay(t, scope, { ...spec, deviceId: "dev_edge_A", occurredAt: at });
+      expect(first.match.status).toBe("unmatched");
+      return (await pay(t, scope, { ...spec, deviceId: "dev_edge_B", occurredAt: at + offset })).match.status;
+    } finally {
+      await t.close();
+    }
+  };
+
+  test.each([
+    [120_000, "duplicate"],
+    [-120_000, "duplicate"],
+    [119_999, "duplicate"],
+    [120_001, "unmatched"],
+    [-120_001, "unmatched"],
+  ])("the second phone's report %p ms after the first → %p", async (offset, expected) => {
+    expect(await edge(offset)).toBe(expected);
+  });
+});

@@ -53,6 +53,21 @@ describe("token bucket", () => {
     expect(limiter.take("a").ok).toBe(false);
   });
 
+  test("a clock that steps back takes no tokens away: the bucket serves as before, and its next refill is exact", () => {
+    const clock = new ManualClock();
+    const limiter = device(clock);
+    expect(limiter.take("a").remaining).toBe(29);
+    clock.advance(-60_000); // NTP corrects the box's clock by a minute
+    const after = limiter.take("a");
+    expect(after.ok).toBe(true);
+    expect(after.remaining).toBe(28);
+    expect(after.retryAfterSeconds).toBe(0);
+    for (let i = 0; i < 28; i++) expect(limiter.take("a").ok).toBe(true);
+    expect(limiter.take("a").ok).toBe(false);
+    clock.advance(1000); // one second after the step back: 3 tokens, as for any second
+    expect(limiter.peek("a").remaining).toBe(3);
+  });
+
   test("resetSeconds is the time until the bucket is full again", () => {
     const limiter = device();
     limiter.take("a");

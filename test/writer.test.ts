@@ -230,6 +230,30 @@ describe("one writer (contract §14)", () => {
     expect(t.reader.sqlite.query<{ query_only: number }, []>("PRAGMA query_only").get()).toEqual({ query_only: 1 });
   });
 
+  test("a write that fails after writing is rolled back to its savepoint; the others of its batch commit", async () => {
+    const { CommitQueue } = await import("../src/store/commit-queue");
+    const app = await makeTestApp();
+    const tenantId = app.tenant().tenant_id;
+    const queue = new CommitQueue(app.store);
+    const insert = (id: string) =>
+      app.store.sqlite.run("INSERT INTO news (id, tenant_id, level, title, body, published_at) VALUES (?, ?, 'info', 't', 'b', 0)", [id, tenantId]);
+    try {
+      const results = await Promise.allSettled([
+        queue.submit(() => insert("kept-1")),
+        queue.submit(() => {
+          insert("half-done");
+          throw new Error("fails after a write");
+        }),
+        queue.submit(() => insert("kept-2")),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      const ids = app.reader.sqlite.query<{ id: string }, []>("SELECT id FROM news ORDER BY seq").all().map((r) => r.id);
+      expect(ids).toEqual(["kept-1", "kept-2"]);
+    } finally {
+      await app.close();
+    }
+  });
+
   test("a batch over its time budget commits what it has and carries the rest into the next transaction", async () => {
     const { CommitQueue, TRANSACTION_BUDGET_MS } = await import("../src/store/commit-queue");
     const app = await makeTestApp();
