@@ -173,12 +173,16 @@ describe("idempotency", () => {
     const phone = await activatePhone(t);
     const scope = { tenantId: phone.tenantId, environment: phone.environment, deviceId: phone.deviceId };
     const event = parsePaymentEvent(paymentEvent(t));
-    const first = ingestPayment(t, scope, event); // in flight until its commit
-    const retry = ingestPayment(t, scope, event).then(
-      () => null,
-      (e: ApiError) => e,
-    );
-    const err = await retry;
+    // A CLI command holds the lock, so the first copy is still with the writer when the retry comes
+    // (without it the writer thread may commit before the retry is even read).
+    let first!: ReturnType<typeof ingestPayment>;
+    const err = await whileDatabaseLocked(t.store, async () => {
+      first = ingestPayment(t, scope, event); // in flight until its commit
+      return ingestPayment(t, scope, event).then(
+        () => null,
+        (e: ApiError) => e,
+      );
+    });
     expect(err).toBeInstanceOf(ApiError);
     expect(err!.code).toBe("idempotency_key_in_use");
     expect(err!.status).toBe(409);

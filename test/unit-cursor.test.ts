@@ -1,5 +1,6 @@
 // Cursors (contract §11, §12, §20): opaque, deterministic, bound to kind, tenant and environment.
 import { describe, expect, test } from "bun:test";
+import { createCipheriv, createHmac } from "node:crypto";
 import { cursorCodec } from "../src/connector/cursor";
 
 const key = new Uint8Array(32).map((_, i) => i * 7 + 1);
@@ -33,4 +34,19 @@ describe("cursorCodec", () => {
     }
     expect(() => c.decode("match", A, flipped, "/after")).toThrow(expect.objectContaining({ code: "invalid_cursor" }));
   });
+});
+
+test("a block under the right key whose check bytes are not zero is not a cursor (a forged or damaged one)", () => {
+  // Made as the codec makes cursors (one AES block under HMAC(key, kind, tenant, environment)), but
+  // with a non-zero check: only the check tells it from a real cursor of position 5.
+  const scopeKey = createHmac("sha256", key).update("match\u0000ten_A\u0000live").digest();
+  const block = Buffer.alloc(16);
+  block.writeBigUInt64BE(5n, 0);
+  block.writeBigUInt64BE(1n, 8);
+  const c2 = createCipheriv("aes-256-ecb", scopeKey, null).setAutoPadding(false);
+  const forged = "m" + Buffer.concat([c2.update(block), c2.final()]).toString("base64url");
+  expect(c.parse("match", A, forged)).toBeNull();
+  block.writeBigUInt64BE(0n, 8);
+  const c3 = createCipheriv("aes-256-ecb", scopeKey, null).setAutoPadding(false);
+  expect(c.parse("match", A, "m" + Buffer.concat([c3.update(block), c3.final()]).toString("base64url"))).toBe(5);
 });

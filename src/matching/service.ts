@@ -26,7 +26,7 @@ import {
   type Scope,
   type WaitingPayment,
 } from "./store";
-import { forgetStatus, writeStatuses } from "./status-writes";
+import { writeStatuses } from "./status-writes";
 
 export type { Scope } from "./store";
 
@@ -71,7 +71,6 @@ export function recordMatch(
   const s = matchingStatements(db);
   const id = markOrderMatched(s, now, event, orderId);
   if (changes(s.markEventMatched.run({ seq: event.seq, orderId })) !== 1) throw new MatchConflictError("event");
-  forgetStatus(event.seq);
   return insertMatch(s, now, id, event, orderId, method);
 }
 

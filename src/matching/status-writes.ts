@@ -39,11 +39,6 @@ export function writeStatuses(s: MatchingStatements, decided: readonly { seq: nu
   writeNow(s, now);
 }
 
-/** A payment that got matched: nothing of its waiting status is left to write. */
-export function forgetStatus(seq: number): void {
-  deferred.delete(seq);
-}
-
 export const deferredStatusCount = (): number => deferred.size;
 
 /**

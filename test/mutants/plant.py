@@ -1,0 +1,60 @@
+# Plants single-line bugs one at a time and runs the matching, duplicate, signing, cursor and commit
+# tests against each (issue 10, part 3). Run from the project root: python3 test/mutants/plant.py [N …]
+# It restores every file it changes. Not part of `bun test`.
+import subprocess, sys, json, shutil
+M = [
+ # matching engine
+ ("src/matching/engine.ts", "if (order.status === \"pending\" && now > order.expiresAt) return \"expired\";", "if (order.status === \"pending\" && now >= order.expiresAt) return \"expired\";", "expiry at expires_at exactly"),
+ ("src/matching/engine.ts", "return order.createdAt - EARLY_PAYMENT_MS <= occurredAt && occurredAt <= order.expiresAt;", "return order.createdAt - EARLY_PAYMENT_MS < occurredAt && occurredAt <= order.expiresAt;", "window start exclusive"),
+ ("src/matching/engine.ts", "return order.createdAt - EARLY_PAYMENT_MS <= occurredAt && occurredAt <= order.expiresAt;", "return order.createdAt - EARLY_PAYMENT_MS <= occurredAt && occurredAt < order.expiresAt;", "window end exclusive"),
+ ("src/matching/engine.ts", "return a !== null && b !== null && a !== b;", "return a !== null && a !== b;", "code conflict with one side absent"),
+ ("src/matching/engine.ts", "    order.currency === payment.currency &&\n", "", "currency not compared"),
+ ("src/matching/engine.ts", "if (withCode.length === 1) return", "if (withCode.length >= 1) return", "rule 1 with two carrying the code"),
+ ("src/matching/engine.ts", "if (fitting.length === 1) return", "if (fitting.length >= 1) return", "rule 3 with two fitting names"),
+ ("src/matching/engine.ts", "theirs.pick.seq === payment.seq", "theirs.pick.seq !== payment.seq", "order's side ignored"),
+ ("src/matching/engine.ts", "for (let k = 0; k <= UNIQUE_AMOUNT_MAX_OFFSET; k++) {", "for (let k = 0; k < UNIQUE_AMOUNT_MAX_OFFSET; k++) {", "k = 99 never offered"),
+ ("src/matching/names.ts", "return payer.every((word, i) => customer[i]!.startsWith(word));", "return payer.every((word, i) => customer.some((c) => c.startsWith(word)));", "names compared out of order"),
+ ("src/matching/names.ts", "if (payer.length > customer.length) return false;", "", "more payer words than customer words"),
+ ("src/matching/names.ts", "return text.normalize(\"NFD\").replace(/\\p{M}+/gu, \"\").toLowerCase();", "return text.toLowerCase();", "accents not folded"),
+ ("src/matching/store.ts", "WHERE tenant_id = $tenantId AND environment = $environment AND status = 'pending' AND expected_amount = $amount", "WHERE tenant_id = $tenantId AND status = 'pending' AND expected_amount = $amount", "candidates not scoped to environment"),
+ # duplicates
+ ("src/payments/duplicates.ts", "if (incoming.deviceId === null || other.deviceId === null || incoming.deviceId === other.deviceId) return null;", "if (incoming.deviceId === null || other.deviceId === null) return null;", "same phone counts as duplicate"),
+ ("src/payments/duplicates.ts", "if (incoming.source !== other.source) return null;", "", "source not compared"),
+ ("src/payments/duplicates.ts", "    incoming.payerName === other.payerName &&\n", "", "payer not compared"),
+ ("src/payments/duplicates.ts", "(incoming.securityCode === null || other.securityCode === null || incoming.securityCode === other.securityCode)", "(incoming.securityCode === other.securityCode)", "code absent on one side blocks"),
+ ("src/payments/duplicates.ts", "      c.matchStatus === \"duplicate\" ? 1 : 0,", "      0,", "duplicate preferred as original"),
+ ("src/payments/store-event.ts", "AND source = ? AND amount = ? AND occurred_at BETWEEN ? AND ? AND payer_name IS ? AND device_id IS NOT NULL AND device_id <> ?", "AND source = ? AND amount = ? AND occurred_at BETWEEN ? AND ? AND payer_name IS ? AND device_id IS NOT NULL AND device_id <> ? AND 0", "details query finds nothing"),
+ # signing
+ ("src/device/signing.ts", "return `${timestamp}\\n${method.toUpperCase()}\\n${path}\\n${sha256Hex(body)}`;", "return `${timestamp}\\n${method}\\n${path}\\n${sha256Hex(body)}`;", "method not upper-cased"),
+ ("src/device/signing.ts", "return constantTimeEqual(expected, given.toLowerCase());", "return constantTimeEqual(expected, given);", "signature case-sensitive"),
+ ("src/device/auth.ts", "Math.abs(timestamp - now) > MAX_CLOCK_SKEW_MS", "Math.abs(timestamp - now) >= MAX_CLOCK_SKEW_MS", "skew boundary exclusive"),
+ ("src/device/auth.ts", "Math.abs(timestamp - now) > MAX_CLOCK_SKEW_MS", "timestamp - now > MAX_CLOCK_SKEW_MS", "old timestamps accepted"),
+ # cursors
+ ("src/connector/cursor.ts", "if (plain.readBigUInt64BE(8) !== 0n) return null;", "", "cursor check bytes ignored"),
+ ("src/connector/cursor.ts", "const id = `${kind}\\u0000${scope.tenantId}\\u0000${scope.environment}`;", "const id = `${kind}\\u0000${scope.tenantId}`;", "cursor not bound to environment"),
+ ("src/connector/matches.service.ts", "} else if (seq > current) {", "} else if (seq !== current) {", "ack goes backwards"),
+ ("src/connector/views.service.ts", "const page = rows.slice(0, limit);", "const page = rows.slice(0, limit + 1);", "events page one too long"),
+ # commit
+ ("src/store/commit-queue.ts", "if (i > 0 && performance.now() - started > TRANSACTION_BUDGET_MS) {", "if (i > 0 && performance.now() - started > TRANSACTION_BUDGET_MS * 100) {", "budget ignored"),
+ ("src/store/commit-queue.ts", "      if (o.ok) item.resolve(o.value);", "      if (o.ok || true) item.resolve(o.ok ? o.value : undefined);", "failed write reported as success"),
+]
+TESTS = "test/matching-engine.test.ts test/matching-service.test.ts test/matching-properties.test.ts test/reevaluation.test.ts test/payments-duplicates.test.ts test/device-auth.test.ts test/signing.test.ts test/device-events.test.ts test/connector-feed.test.ts test/connector-views.test.ts test/unit-cursor.test.ts test/writer.test.ts test/concurrency.test.ts test/connector-isolation.test.ts test/connector-manual.test.ts test/events-by-hour.test.ts".split()
+only = set(int(x) for x in sys.argv[1:]) if len(sys.argv) > 1 else None
+res = []
+for i,(f,old,new,name) in enumerate(M):
+    if only is not None and i not in only: continue
+    src = open(f).read()
+    if old not in src:
+        res.append((i,name,"NOT APPLIED")); print(i,name,"NOT APPLIED", flush=True); continue
+    shutil.copy(f, "/tmp/mut/orig")
+    open(f,"w").write(src.replace(old,new,1))
+    try:
+        p = subprocess.run(["bun","test",*TESTS], capture_output=True, text=True, timeout=300)
+        out = p.stdout + p.stderr
+        fails = [l for l in out.splitlines() if l.startswith("(fail)")]
+        caught = p.returncode != 0
+        res.append((i,name,"caught" if caught else "SURVIVED", fails[:2]))
+        print(i, name, "caught" if caught else "SURVIVED", fails[:1], flush=True)
+    finally:
+        shutil.copy("/tmp/mut/orig", f)
+json.dump(res, open("/tmp/mut/result.json","w"))
