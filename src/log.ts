@@ -25,7 +25,12 @@ export interface Logger {
  * Lines to stdout, written once per turn of the event loop rather than one write(2) per request:
  * under load, one turn answers many requests. What is buffered is written at exit too.
  */
-export function bufferedStdout(out: (text: string) => void = (text) => process.stdout.write(text)): (line: string) => void {
+export type LineWriter = ((line: string) => void) & {
+  /** Writes what is buffered now, e.g. before an operational message that must not wait. */
+  flush?: () => void;
+};
+
+export function bufferedStdout(out: (text: string) => void = (text) => process.stdout.write(text)): LineWriter {
   let pending = "";
   let scheduled = false;
   const flush = () => {
@@ -40,19 +45,25 @@ export function bufferedStdout(out: (text: string) => void = (text) => process.s
     if (pending !== "") writeSync(1, pending);
     pending = "";
   });
-  return (line) => {
+  const write: LineWriter = (line) => {
     pending += line + "\n";
     if (!scheduled) {
       scheduled = true;
       setImmediate(flush);
     }
   };
+  write.flush = flush;
+  return write;
 }
 
-export function jsonLogger(write: (line: string) => void = bufferedStdout()): Logger {
+/** Request lines are buffered for the turn; operational messages (listening, stopping, errors) go out at once. */
+export function jsonLogger(write: LineWriter = bufferedStdout()): Logger {
   return {
     request: (line) => write(JSON.stringify(line)),
-    event: (level, msg, fields = {}) => write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })),
+    event: (level, msg, fields = {}) => {
+      write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
+      write.flush?.();
+    },
   };
 }
 

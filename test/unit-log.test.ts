@@ -29,3 +29,11 @@ describe("bufferedStdout", () => {
     expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["listening", "request"]);
   });
 });
+
+test("an operational message goes out at once, after the request lines before it", () => {
+  const writes: string[] = [];
+  const log = jsonLogger(bufferedStdout((text) => writes.push(text)));
+  log.request({ time: "t", level: "info", msg: "request", method: "GET", path: "/healthz", status: 200, duration_ms: 0.1, request_id: "req_1" });
+  log.event("info", "stopping");
+  expect(writes.join("").trimEnd().split("\n").map((l) => JSON.parse(l).msg)).toEqual(["request", "stopping"]);
+});

@@ -65,7 +65,7 @@ export const MatchSchema = T.Object(
     matched_at: EpochMs("When the match was made"),
     method: T.Union([T.Literal("auto"), T.Literal("manual")]),
   },
-  { description: "A payment matched to an order (contract §10)" },
+  { description: "A payment matched to an order" },
 );
 
 export const OrderSchema = T.Object(
@@ -86,7 +86,7 @@ export const OrderSchema = T.Object(
     match: Nullable(MatchSchema),
     updated_at: EpochMs("Last change to the order (an identical re-sync does not change it)"),
   },
-  { description: "An order as stored (contract §9)" },
+  { description: "An order as stored" },
 );
 
 export const SyncOrdersResponseSchema = T.Object({ orders: T.Array(OrderSchema, { description: "In input order" }) });
@@ -147,7 +147,7 @@ export const HealthSchema = T.Object(
     last_notification_at: T.Optional(EpochMs()),
     reported_at: T.Optional(EpochMs("Signed timestamp of the heartbeat that carried this report")),
   },
-  { description: "The latest heartbeat's fields (contract §7); `{}` before the first heartbeat" },
+  { description: "The latest heartbeat's fields; `{}` before the first heartbeat" },
 );
 
 export const DeviceViewSchema = T.Object({

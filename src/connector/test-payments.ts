@@ -88,7 +88,7 @@ export const testPaymentRoutes = (deps: ConnectorDeps, authenticate: Authenticat
         tag: "Connector",
         summary: "Send a test payment",
         operationId: "createTestPayment",
-        description: `Test keys only (\`sk_test_…\`; a live key gets \`403 test_mode_only\`). Pretends a phone saw this payment: it is stored and matched exactly like a phone's event (contract §6, §10) and answers the same way, so a shop developer can try the whole integration without a phone. The match, if any, appears in \`GET /connector/v1/matches\`.
+        description: `Test keys only (\`sk_test_…\`; a live key gets \`403 test_mode_only\`). Pretends a phone saw this payment: it is stored and matched exactly like a phone's event (duplicates, matching) and answers the same way, so a shop developer can try the whole integration without a phone. The match, if any, appears in \`GET /connector/v1/matches\`.
 
 Send the body of a \`payment.received\` event; \`event_id\` may be left out (a new one is made per request). With your own \`event_id\` (or \`Idempotency-Key\`), repeating the request returns the first answer with \`Idempotent-Replayed: true\`.`,
         body: TestPaymentSchema,

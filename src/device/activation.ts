@@ -30,8 +30,9 @@ function readActivation(body: unknown): { letters: string | null; errors: FieldE
     return { letters, errors: [], device: { label: v.device_label, platform: v.platform, appVersion: v.app_version, osVersion: v.os_version } };
   } catch (e) {
     if (!(e instanceof DomainError)) throw e;
-    const errors = (e.extra.errors as FieldError[]) ?? [];
-    if (!letters && !errors.some((x) => x.field === codeError.field)) errors.unshift(codeError);
+    // The code's own sentence, rather than the schema's pattern, whenever the code is what is wrong.
+    const errors = ((e.extra.errors as FieldError[]) ?? []).filter((x) => x.field !== codeError.field);
+    if (!letters) errors.unshift(codeError);
     return { letters, errors };
   }
 }

@@ -69,7 +69,7 @@ export function signedJsonBody(deps: AppDeps) {
       const missing = Object.entries({ "X-Device-Id": deviceId, "X-Timestamp": timestampText, "X-Signature-Alg": alg, "X-Signature": signature })
         .filter(([, v]) => !v)
         .map(([k]) => k);
-      throw fail("missing_auth_headers", `Sign the request (contract §5); missing: ${missing.join(", ")}`);
+      throw fail("missing_auth_headers", `Sign the request (/docs, Device section: Signing device requests); missing: ${missing.join(", ")}`);
     }
     // Exactly `HMAC-SHA256` (contract §5): no other case or spelling.
     if (alg !== SIGNATURE_ALG) throw fail("unsupported_signature_alg", `X-Signature-Alg must be exactly ${SIGNATURE_ALG}`);

@@ -37,7 +37,7 @@ export const eventRoutes = (deps: AppDeps) =>
         summary: "Report a payment the phone saw",
         operationId: "sendEvent",
         description: [
-          "Signed (contract §5). `Idempotency-Key` carries the `event_id`.",
+          "Signed (see the Device section: Signing device requests). `Idempotency-Key` carries the `event_id`.",
           "First receipt: `201` once the event is on disk. The same event again, with the same body, from the same phone: the first answer",
           "again (same status and body) with `Idempotent-Replayed: true`, at any later time. The same `event_id` with a different body:",
           "`422 idempotency_key_reused`. A retry while the first is still being stored: `409 idempotency_key_in_use` with `Retry-After: 1`.",

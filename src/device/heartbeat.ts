@@ -34,7 +34,7 @@ export const heartbeatRoutes = (deps: AppDeps) =>
         summary: "Report the phone's health; receive license, config and news",
         operationId: "sendHeartbeat",
         description: [
-          "Signed (contract §5). Send one every `config.heartbeat_interval_ms`. A phone is *online* while its newest signed",
+          "Signed (see the Device section: Signing device requests). Send one every `config.heartbeat_interval_ms`. A phone is *online* while its newest signed",
           "heartbeat timestamp is within three intervals of now; the latest report is shown to the shop's software.",
           "Repeating a heartbeat is harmless: an older one never replaces a newer report.",
         ].join(" "),

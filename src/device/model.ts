@@ -29,6 +29,8 @@ export const ActivationRequestSchema = T.Object({
   activation_code: T.String({
     description:
       "12 letters of `BCDFGHJKLMNPQRSTVWXZ`, shown as `WDJB-MJHT-KXQP`. Case-insensitive; spaces and hyphens anywhere are ignored.",
+    // What the server accepts (codes.ts normalizeCode), said as a pattern; refusals keep their own message.
+    pattern: "^[\\s-]*([BCDFGHJKLMNPQRSTVWXZbcdfghjklmnpqrstvwxz][\\s-]*){12}$",
     examples: ["WDJB-MJHT-KXQP"],
   }),
   device_label: Text(64, "A name for the phone, shown to the shop", ["Caja 1"]),
@@ -40,7 +42,7 @@ export const ActivationRequestSchema = T.Object({
 export const ActivationResponseSchema = T.Object({
   device_id: T.String({ description: "Send it in `X-Device-Id` from now on", examples: ["dev_3VwQ8fK2pL9xR4tN7mZc"] }),
   secret: T.String({
-    description: "At least 32 random bytes as base64url text: the HMAC key of contract §5. Returned in this response only; keep it safe.",
+    description: "At least 32 random bytes as base64url text: the HMAC key that signs every request (/docs, Device section). Returned in this response only; keep it safe.",
   }),
   tenant_name: T.String(),
   environment: T.Union([T.Literal("live"), T.Literal("test")]),

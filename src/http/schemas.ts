@@ -16,7 +16,9 @@ export const EpochMs = (description = "Epoch milliseconds, UTC") =>
 /** contract §2.3: amounts are integer cents from 1 to 100 000 000. */
 export const Amount = () =>
   Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: "Integer amount in cents (1 to 100 000 000)", examples: [2500] });
-export const Currency = () => Type.String({ description: "Always `PEN`; anything else is `400 unsupported_currency`", examples: ["PEN"] });
+// `const` for the document and generated clients; TypeBox does not check it on a string, so any
+// other value still reaches checkCurrency and its own code (contract §2.3).
+export const Currency = () => Type.String({ const: "PEN", description: "Always `PEN`; anything else is `400 unsupported_currency`", examples: ["PEN"] });
 export const Environment = () => Type.Union([Type.Literal("live"), Type.Literal("test")], { description: "`live` or `test`" });
 export const Nullable = <S extends TSchema>(s: S) => Type.Union([s, Type.Null()]);
 
@@ -55,7 +57,7 @@ export const FieldErrorSchema = Type.Object(
 
 export const ProblemSchema = Type.Object(
   {
-    type: Type.Optional(Type.String({ description: "`urn:cuadra:error:<code>`; absent on 5xx (contract §2.5)", examples: ["urn:cuadra:error:invalid_request"] })),
+    type: Type.Optional(Type.String({ description: "`urn:cuadra:error:<code>`; absent on 5xx", examples: ["urn:cuadra:error:invalid_request"] })),
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.Optional(Type.String()),

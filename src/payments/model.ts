@@ -31,7 +31,9 @@ export const PaymentEventSchema = T.Object(
       description: "The phone's id for this event, 1–64 of `[A-Za-z0-9._:-]`; a UUID is recommended. Repeat it in `Idempotency-Key`.",
       examples: ["0b7f6a5e-2c1d-4e8f-9a3b-5c6d7e8f9a0b"],
     }),
-    kind: T.String({ description: "Only `payment.received`; other kinds are `400 unsupported_event_kind`", examples: [PAYMENT_RECEIVED] }),
+    // `const` is for the document: TypeBox does not check it on a string, so other kinds reach
+    // checkPaymentEvent and get their own code (contract §6).
+    kind: T.String({ const: PAYMENT_RECEIVED, description: "Only `payment.received`; other kinds are `400 unsupported_event_kind`", examples: [PAYMENT_RECEIVED] }),
     occurred_at: EpochMs("When the phone saw the notification (epoch ms). At most 300 000 ms ahead of server time; older than 30 days is `400 event_too_old`"),
     source: T.String({
       pattern: "^[a-z0-9_-]{1,32}$",
