@@ -101,7 +101,15 @@ function routable(request: Request): Request {
   const slash = url.indexOf("/", url.indexOf("//") + 2);
   if (slash === -1 || slash >= 11) return request;
   const { protocol, port } = new URL(url);
-  return new Request(`${protocol}//localhost${port ? `:${port}` : ""}${url.slice(slash)}`, request);
+  // The body is passed on as a stream: copied as `init`, Bun would first read it in full, so an
+  // oversized chunked body hung until the idle timeout instead of getting its 413 (contract §2.6).
+  return new Request(`${protocol}//localhost${port ? `:${port}` : ""}${url.slice(slash)}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    signal: request.signal,
+    duplex: "half",
+  } as RequestInit);
 }
 
 /** Headers every answer carries (contract §2.4, §2.7). */

@@ -299,6 +299,11 @@ describe("a running server", () => {
     expect(chunked.status).toBe(413);
     expect(chunked.text).toContain('"code":"payload_too_large"');
     expect(chunked.text).toContain('"max_bytes":4096');
+    // The same with a Host of one to three characters (such a request is re-addressed for routing).
+    for (const host of ["a", "ab", "abc"]) {
+      const short = await rawHttp(s.port, head.replace("Host: localhost", `Host: ${host}`), [chunk('{"device_label":"' + "x".repeat(2500)), chunk("y".repeat(2500))]);
+      expect([host, short.status]).toEqual([host, 413]);
+    }
     expect(await s.stop()).toBe(0);
   });
 
