@@ -599,6 +599,9 @@ describe("stopping", () => {
     const body = JSON.stringify({ activation_code: "BCDF-GHJK-LMNP", device_label: "Caja", app_version: "1", platform: "android", os_version: "14" });
     sock.write(`POST /device/v1/activation HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
     sock.write(body.slice(0, 10)); // the request is in flight: headers and part of the body
+    // Until the server has read those bytes, the connection is idle to it and a stop may close it:
+    // the request is in flight only once the server is reading its body.
+    await Bun.sleep(200);
     s.proc.kill("SIGTERM");
     await within(3000, "the server starts stopping", () => (logLines(s).some((l) => l.msg === "stopping") ? true : undefined));
     sock.write(body.slice(10));
