@@ -15,7 +15,7 @@ import {
   type NewsLevel,
 } from "../tenants/service";
 import { VERSION } from "../version";
-import { readEnvironment, readInt, requireString, UsageError, type Command, type CommandContext } from "./framework";
+import { readEnvironment, readInt, requireString, UsageError, type Command } from "./framework";
 import { initHuman, initialise, qr } from "./init";
 import { serveCommand } from "./serve";
 

@@ -6,7 +6,7 @@
 import type { Database } from "bun:sqlite";
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
-import { perConnection, type Db } from "../store/db";
+import { perConnection } from "../store/db";
 import * as schema from "../store/schema";
 import { hourOf, OCCURRED_HOUR, PENDING_ORDER, type Environment } from "../store/schema";
 import { EARLY_PAYMENT_MS, type NewPaymentFacts, type OrderFacts, type PaymentFacts } from "./engine";
