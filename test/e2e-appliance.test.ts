@@ -309,31 +309,30 @@ describe("a running server", () => {
 
   test("a port already in use is exit 1 with a message saying what to do", async () => {
     const s = await serve({ dataDir: tempDataDir(), args: ["--no-init"] });
-    const second = Bun.spawn([BINARY, "serve", "--host", "127.0.0.1", "--port", String(s.port), "--tls", "off", "--no-init", "--data-dir", tempDataDir()], {
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    expect(await second.exited).toBe(1);
-    const err = await new Response(second.stderr).text();
-    expect(err.trim().split("\n")).toHaveLength(1);
+    const err = await refusedServe(s.port, tempDataDir());
     expect(err).toContain("already in use");
     expect(err).toContain("--port");
     expect(await s.stop()).toBe(0);
   });
 });
 
+/** A second `serve` that must be refused: exit 1 with one line on stderr, which it returns. */
+async function refusedServe(port: number, dataDir: string): Promise<string> {
+  const proc = Bun.spawn([BINARY, "serve", "--host", "127.0.0.1", "--port", String(port), "--tls", "off", "--no-init", "--data-dir", dataDir], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect(await proc.exited).toBe(1);
+  const err = await new Response(proc.stderr).text();
+  expect(err.trim().split("\n")).toHaveLength(1);
+  return err;
+}
+
 describe("one server per data folder (contract §14: one writer)", () => {
   test("a second serve on the same data folder is exit 1 saying which folder; after a SIGKILL of the first, a new one starts", async () => {
     const dir = tempDataDir();
     const s = await serve({ dataDir: dir, args: ["--no-init"] });
-    const port = await freePort();
-    const second = Bun.spawn([BINARY, "serve", "--host", "127.0.0.1", "--port", String(port), "--tls", "off", "--no-init", "--data-dir", dir], {
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    expect(await second.exited).toBe(1);
-    const err = await new Response(second.stderr).text();
-    expect(err.trim().split("\n")).toHaveLength(1);
+    const err = await refusedServe(await freePort(), dir);
     expect(err).toContain("already running on the data folder");
     expect(err).toContain(dir);
     // The first server is untouched.

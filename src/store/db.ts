@@ -135,11 +135,12 @@ export function readerOnly(store: Store): Store {
   return store;
 }
 
-/** The bun:sqlite connection under a drizzle database or transaction (both share it). */
-export function rawClient(db: Db): Database {
+/** The bun:sqlite connection under a Store, or under a drizzle database or transaction (all share it). */
+export function rawClient(db: Db | Store): Database {
+  if ("sqlite" in db && "path" in db) return (db as Store).sqlite;
   const d = db as unknown as { $client?: Database; session?: { client?: Database } };
   const client = d.$client ?? d.session?.client;
-  if (!client) throw new Error("expected a drizzle bun:sqlite database or transaction");
+  if (!client) throw new Error("expected a Store, or a drizzle bun:sqlite database or transaction");
   return client;
 }
 
@@ -150,7 +151,7 @@ export function rawClient(db: Db): Database {
 export function perConnection<T>(make: (client: Database) => T): (db: Db | Store) => T {
   const made = new WeakMap<Database, T>();
   return (db) => {
-    const client = "sqlite" in db && "path" in db ? (db as Store).sqlite : rawClient(db as Db);
+    const client = rawClient(db);
     let value = made.get(client);
     if (value === undefined) {
       value = make(client);

@@ -18,8 +18,7 @@ const hashUnder = (key: Uint8Array, sha256: string): string => hmacSha256Hex(key
 
 /** The stored form of a key's or a code's text, for the database behind `db`. */
 export function secretHash(db: Db | Store, text: string): string {
-  const client = "sqlite" in db && "path" in db ? (db as Store).sqlite : rawClient(db as Db);
-  const key = keyOf.get(client);
+  const key = keyOf.get(rawClient(db));
   if (!key) throw new Error("secretHash: this connection was not opened by openStore");
   return hashUnder(key, sha256Hex(text));
 }
