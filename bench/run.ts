@@ -10,9 +10,13 @@
 // All receive the same signed events (bench/load.ts). wrk drives every server on loopback with the
 // same threads, connections and duration; the events are pre-signed and fed to wrk by a Lua script.
 //
-// Environment: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 64),
+// It also measures (bench/serve-costs.ts): the unsigned GET /device/v1/time against the same hello;
+// 100-order syncs timed while the events load runs on the loaded database; start to the first
+// /healthz and idle memory, of cuadra and of the hello. The hello is compiled like dist/cuadra.
+//
+// Environment: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 32),
 // BENCH_THREADS (default 2), BENCH_RUNS (rounds of the scenarios, default 5), BENCH_EVENTS (signed
-// events in the pool, default 120 000), BENCH_PENDING_ORDERS (default 100 000),
+// events in the pool, default 200 000), BENCH_PENDING_ORDERS (default 100 000),
 // BENCH_STORED_EVENTS (default 1 000 000), BENCH_SCENARIOS (default "empty,orders,loaded"),
 // BENCH_WARMUP (seconds of unmeasured load before each run, default 3), BENCH_BACKLOG_DAYS (order
 // syncs over a backlog, bench/backlog.ts: how many days back each order was created, default "1,3,30";
@@ -27,6 +31,7 @@ import { freePort } from "../test/support/e2e";
 import { LUA, planLoad, signLoad, type PendingOrder, type PlannedEvent } from "./load";
 import { backlogSyncs } from "./backlog";
 import { cachedSeed, copyDataDir, emptyLike, type SeedMeta } from "./seed";
+import { compileHello, percentile, startAndIdle, syncWhile, type StartIdle, type SyncTimes } from "./serve-costs";
 
 const ROOT = resolve(import.meta.dir, "..");
 const BINARY = join(ROOT, "dist", "cuadra");
@@ -34,14 +39,22 @@ const BINARY = join(ROOT, "dist", "cuadra");
 const SERVER = process.env.BENCH_SERVER ? process.env.BENCH_SERVER.split(/\s+/) : [BINARY];
 const CACHE = join(ROOT, ".bench");
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const THREADS = Number(process.env.BENCH_THREADS ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 /** Seconds of load before each measured run, from their own slice of the pool (WARMUP_SHARE). */
 const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3);
 const WARMUP_SHARE = 0.2;
 /** Pre-signed events: more than a run can send, so that every request is a first receipt. */
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 120_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
+/** Of the pool after the warm-up, the share of the measured run; the loaded database's run with order syncs plays the rest. */
+const MEASURED_SHARE = 0.5;
+/** Order syncs during the loaded database's second run: this many orders, one sync every SYNC_EVERY_MS. */
+const SYNC_SIZE = 100;
+const SYNC_EVERY_MS = 200;
+/** Starts of each server for the start and idle-memory figures, and how long each stays idle. */
+const STARTS = Number(process.env.BENCH_STARTS ?? 5);
+const IDLE_MS = 3000;
 const SPEC = {
   pendingOrders: Number(process.env.BENCH_PENDING_ORDERS ?? 100_000),
   storedEvents: Number(process.env.BENCH_STORED_EVENTS ?? 1_000_000),
@@ -132,15 +145,12 @@ async function wrk(bin: string, url: string, script?: string, seconds = DURATION
   return parseWrk(r.out);
 }
 
-async function benchHello(wrkBin: string): Promise<WrkResult> {
+async function benchHello(wrkBin: string, hello: string): Promise<WrkResult> {
   const port = await freePort();
-  const server = Bun.spawn(
-    ["bun", "-e", `Bun.serve({ hostname: "127.0.0.1", port: ${port}, fetch: () => new Response("hello") }); console.log("up")`],
-    { stdout: "ignore", stderr: "inherit" },
-  );
+  const server = Bun.spawn([hello, "--port", String(port)], { stdout: "ignore", stderr: "inherit" });
   try {
     await waitFor(`http://127.0.0.1:${port}/`, server);
-    log(`wrk on a bare Bun.serve hello for ${DURATION_S} s`);
+    log(`wrk on a compiled bare Bun.serve hello for ${DURATION_S} s`);
     return await wrk(wrkBin, `http://127.0.0.1:${port}/`);
   } finally {
     server.kill("SIGKILL");
@@ -156,6 +166,10 @@ interface RunResult {
   stored: number;
   /** Server's peak resident memory (VmHWM), MB. */
   peakRssMb: number;
+  /** Empty database: GET /device/v1/time (unsigned) on the same server after its events run. */
+  time?: WrkResult;
+  /** Loaded database: a second events run with 100-order syncs alongside. */
+  withSyncs?: { wrk: WrkResult; syncs: SyncTimes };
 }
 
 function peakRssMb(pid: number): number {
@@ -180,6 +194,11 @@ async function benchCuadra(
     if (scenario === "loaded") copyDataDir(seed.dir, dataDir);
     else emptyLike(seed.dir, dataDir, { pendingOrders: scenario === "orders" });
     const seqBefore = scenario === "loaded" ? seed.meta.lastEventSeq : 0;
+    // The shop's connector key for the order syncs: the seed stores only hashes of its own keys.
+    const apiKey =
+      scenario === "loaded"
+        ? (JSON.parse(await must([BINARY, "key", "create", "--tenant", seed.meta.tenantId, "--env", "live", "--json", "--data-dir", dataDir])) as { key: string }).key
+        : null;
     const port = await freePort();
     const server = Bun.spawn(
       [...SERVER, "serve", "--host", "127.0.0.1", "--port", String(port), "--tls", "off", "--no-init", "--rate-limit-scale", "0", "--data-dir", dataDir],
@@ -198,8 +217,9 @@ async function benchCuadra(
       const warmLast = WARMUP_S > 0 ? Math.floor(plan.length * WARMUP_SHARE) : 0;
       const warmScript = join(work, "warmup.lua");
       writeFileSync(warmScript, LUA(sigFile, THREADS, ts, 1, warmLast));
+      const measuredLast = warmLast + Math.floor((plan.length - warmLast) * MEASURED_SHARE);
       const script = join(work, "events.lua");
-      writeFileSync(script, LUA(sigFile, THREADS, ts, warmLast + 1, plan.length));
+      writeFileSync(script, LUA(sigFile, THREADS, ts, warmLast + 1, measuredLast));
 
       // One signed request by hand first: a broken script would otherwise measure 401s.
       const body = JSON.stringify({ event_id: `probe-${run}`, kind: "payment.received", occurred_at: ts, source: "yape", amount: 123, currency: "PEN" });
@@ -224,6 +244,20 @@ async function benchCuadra(
       log(`run ${run}, ${scenario} database: wrk on POST /device/v1/events for ${DURATION_S} s`);
       const result = await wrk(wrkBin, `${base}/device/v1/events`, script);
       const peak = peakRssMb(server.pid);
+      let time: WrkResult | undefined;
+      if (scenario === "empty") {
+        log(`run ${run}, empty database: wrk on GET /device/v1/time for ${DURATION_S} s`);
+        time = await wrk(wrkBin, `${base}/device/v1/time`);
+      }
+      let withSyncs: RunResult["withSyncs"];
+      if (scenario === "loaded" && apiKey) {
+        log(`run ${run}, loaded database: events again for ${DURATION_S} s, with a ${SYNC_SIZE}-order sync every ${SYNC_EVERY_MS} ms`);
+        const rest = join(work, "events-rest.lua");
+        writeFileSync(rest, LUA(sigFile, THREADS, ts, measuredLast + 1, plan.length));
+        const load = wrk(wrkBin, `${base}/device/v1/events`, rest);
+        const syncs = syncWhile(base, apiKey, SYNC_SIZE, SYNC_EVERY_MS, load, `r${run}`);
+        withSyncs = { wrk: await load, syncs: await syncs };
+      }
       server.kill("SIGTERM");
       await server.exited;
       const db = new Database(join(dataDir, DB_FILE), { readonly: true });
@@ -232,7 +266,7 @@ async function benchCuadra(
         .all(seqBefore);
       db.close();
       const statuses = Object.fromEntries(rows.map((x) => [x.s, x.n]));
-      return { scenario, run, wrk: result, statuses, stored: rows.reduce((a, x) => a + x.n, 0), peakRssMb: peak };
+      return { scenario, run, wrk: result, statuses, stored: rows.reduce((a, x) => a + x.n, 0), peakRssMb: peak, time, withSyncs };
     } finally {
       if (server.exitCode === null) server.kill("SIGKILL");
     }
@@ -263,7 +297,21 @@ async function main() {
   const measuredPool = plan.length - (WARMUP_S > 0 ? Math.floor(plan.length * WARMUP_SHARE) : 0);
   const results: RunResult[] = [];
   for (let run = 1; run <= RUNS; run++) for (const s of SCENARIOS) results.push(await benchCuadra(wrkBin, s, run, seed, plan));
-  const hello = await benchHello(wrkBin);
+  const helloDir = mkdtempSync(join(tmpdir(), "cuadra-bench-hello-"));
+  const helloBin = await compileHello(helloDir);
+  const hello = await benchHello(wrkBin, helloBin);
+  // Start and idle memory: the hello, and cuadra on an initialised data dir (a box that restarts).
+  log(`start to the first answer and idle memory, ${STARTS} starts each`);
+  const starts: { hello: StartIdle[]; cuadra: StartIdle[] } = { hello: [], cuadra: [] };
+  const idleDir = join(helloDir, "data");
+  emptyLike(seed.dir, idleDir);
+  for (let i = 0; i < STARTS; i++) {
+    starts.hello.push(await startAndIdle([helloBin], "/", IDLE_MS));
+    starts.cuadra.push(
+      await startAndIdle([BINARY, "serve", "--host", "127.0.0.1", "--tls", "off", "--no-init", "--data-dir", idleDir], "/healthz", IDLE_MS),
+    );
+  }
+  rmSync(helloDir, { recursive: true, force: true });
   let backlog: ReturnType<typeof backlogSyncs> = [];
   if (BACKLOG_DAYS.length > 0) {
     log(`order syncs over a backlog (${BACKLOG_DAYS.join(", ")} days back), in process on a copy of the loaded database`);
@@ -287,6 +335,10 @@ async function main() {
   const cands = plan.filter((e) => e.kind !== "duplicate").map((e) => byAmount.get(e.amount) ?? 0);
   const kinds = plan.reduce<Record<string, number>>((a, e) => ((a[e.kind] = (a[e.kind] ?? 0) + 1), a), {});
   const c = seed.meta.counts;
+  const times = results.flatMap((x) => (x.time ? [x.time] : []));
+  const withSyncs = results.flatMap((x) => (x.withSyncs ? [x.withSyncs] : []));
+  const syncMs = withSyncs.flatMap((x) => x.syncs.ms);
+  const syncFailures = withSyncs.flatMap((x) => x.syncs.failures);
   const lines = [
     "",
     `wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION_S}s on loopback after ${WARMUP_S} s of warm-up; ${(await run(["nproc"])).out.trim()} CPUs; Bun ${Bun.version}; ${RUNS} run(s) per scenario`,
@@ -302,7 +354,9 @@ async function main() {
     ...results.map((x) =>
       row(`cuadra events, ${x.scenario} db, run ${x.run}`, x.wrk, `${statusText(x.statuses)}; ${fmt(x.peakRssMb)} MB${x.wrk.requests > measuredPool ? `; ${x.wrk.requests - measuredPool}+ replays` : ""}`),
     ),
-    row("bare Bun.serve hello", hello),
+    ...results.flatMap((x) => (x.time ? [row(`cuadra GET /device/v1/time, run ${x.run}`, x.time)] : [])),
+    ...results.flatMap((x) => (x.withSyncs ? [row(`cuadra events + syncs, loaded db, run ${x.run}`, x.withSyncs.wrk)] : [])),
+    row("bare Bun.serve hello (compiled)", hello),
     "",
     ...SCENARIOS.map(
       (s) => `median ${s}: ${fmt(med(s, (w) => w.perSecond))} req/s, p50 ${fmt(med(s, (w) => w.p50ms), 2)} ms, p99 ${fmt(med(s, (w) => w.p99ms), 2)} ms`,
@@ -329,7 +383,23 @@ async function main() {
             }).join(", "),
         )
       : []),
-    ...SCENARIOS.map((s) => `${s} / hello: throughput ${fmt((100 * med(s, (w) => w.perSecond)) / hello.perSecond, 1)} %`),
+    ...SCENARIOS.map((s) => `${s} / hello: throughput ${fmt(med(s, (w) => w.perSecond) / hello.perSecond, 3)} (goal for signed ingest ≥ 0.10; p99 goal ≤ 10 ms)`),
+    ...(times.length > 0
+      ? [
+          `GET /device/v1/time (empty db, after its events run): median ${fmt(median(times.map((w) => w.perSecond)))} req/s, p99 ${fmt(median(times.map((w) => w.p99ms)), 2)} ms; ` +
+            `/ hello ${fmt(median(times.map((w) => w.perSecond)) / hello.perSecond, 3)} (goal ≥ 0.5)`,
+        ]
+      : []),
+    ...(syncMs.length + syncFailures.length > 0
+      ? [
+          `loaded db, events again with a ${SYNC_SIZE}-order sync every ${SYNC_EVERY_MS} ms: events median ${fmt(median(withSyncs.map((x) => x.wrk.perSecond)))} req/s, ` +
+            `p99 ${fmt(median(withSyncs.map((x) => x.wrk.p99ms)), 2)} ms; ${syncMs.length} syncs: p50 ${fmt(percentile(syncMs, 50), 1)} ms, ` +
+            `p99 ${fmt(percentile(syncMs, 99), 1)} ms (goal ≤ 50), max ${fmt(Math.max(...syncMs), 1)} ms; ${syncFailures.length} failed${syncFailures.length ? `: ${syncFailures[0]}` : ""}`,
+        ]
+      : []),
+    `start to the first answer (median of ${STARTS}): cuadra /healthz ${fmt(median(starts.cuadra.map((x) => x.firstAnswerMs)), 1)} ms (goal ≤ 100), ` +
+      `hello ${fmt(median(starts.hello.map((x) => x.firstAnswerMs)), 1)} ms; all cuadra: ${starts.cuadra.map((x) => fmt(x.firstAnswerMs)).join(", ")} ms`,
+    `idle RSS after ${IDLE_MS / 1000} s (median): cuadra ${fmt(median(starts.cuadra.map((x) => x.idleRssMb)), 1)} MB (goal ≤ 60), hello ${fmt(median(starts.hello.map((x) => x.idleRssMb)), 1)} MB`,
     `responses counted by wrk exclude requests still in flight when it stopped (stored, but not counted)`,
     ...(backlog.length > 0
       ? [
@@ -345,7 +415,7 @@ async function main() {
     `total bench time: ${fmt((Date.now() - started) / 1000, 1)} s`,
   ];
   console.log(lines.join("\n"));
-  if (results.some((x) => x.wrk.non2xx > 0)) process.exitCode = 1;
+  if (results.some((x) => x.wrk.non2xx > 0 || (x.withSyncs?.wrk.non2xx ?? 0) > 0) || syncFailures.length > 0) process.exitCode = 1;
 }
 
 await main();
