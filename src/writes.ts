@@ -9,13 +9,27 @@
 import { acknowledge, manualMatch, type ManualMatchRequest } from "./connector/matches.service";
 import { syncOrders, type OrderInput } from "./connector/orders.service";
 import { activateDevice, type NewDevice } from "./device/activation.service";
-import { recordHeartbeat, type HeartbeatReport } from "./device/service";
+import { recordHeartbeat, reportOfflineDevices, type HeartbeatReport } from "./device/service";
 import { expireOrders } from "./matching/service";
 import { writeDeferredStatuses } from "./matching/status-writes";
-import { matchingStatements, type Scope } from "./matching/store";
+import type { Scope } from "./matching/store";
 import { moveDueRecentEvents } from "./payments/recent-events";
 import { ingestStatementsOf, storeEvent, type StoreJob } from "./payments/store-event";
 import type { Db } from "./store/db";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  pruneWebhooks,
+  queueTestMessage,
+  recordAttempt,
+  retryMessage,
+  rotateSecret,
+  updateEndpoint,
+  type AttemptReport,
+  type EndpointPatch,
+  type NewEndpoint,
+} from "./webhooks/endpoints.service";
+import type { WebhookScope } from "./webhooks/outbox";
 
 export const writes = {
   /** contract §6: a payment event, its duplicate check and its match. */
@@ -34,9 +48,25 @@ export const writes = {
   /** contract §10: one bounded step of the expiry sweep. */
   expireOrders: (tx: Db, a: { now: number; limit?: number }) => expireOrders(tx, a.now, a.limit),
   /** Status changes a long re-evaluation left for later (matching/status-writes.ts); the writer thread runs it by itself. */
-  writeDeferredStatuses: (tx: Db, _: Record<string, never>) => writeDeferredStatuses(matchingStatements(tx)),
+  writeDeferredStatuses: (tx: Db, _: Record<string, never>) => writeDeferredStatuses(tx),
   /** One batch of the recent-events mover (payments/recent-events.ts). */
   moveDueRecentEvents: (tx: Db, a: { now: number }) => moveDueRecentEvents(tx, a.now),
+  /** contract §15: `device.offline` for phones that stopped being online (serve's liveness watch). */
+  reportOfflineDevices: (tx: Db, a: { now: number }) => reportOfflineDevices(tx, a.now),
+  /** contract §15: webhook endpoints. The secret arrives sealed (the HTTP thread made and sealed it). */
+  createWebhookEndpoint: (tx: Db, a: { scope: WebhookScope; input: NewEndpoint; sealedSecret: string; now: number }) =>
+    createEndpoint(tx, a.scope, a.input, a.sealedSecret, a.now),
+  updateWebhookEndpoint: (tx: Db, a: { scope: WebhookScope; id: string; patch: EndpointPatch; now: number }) => updateEndpoint(tx, a.scope, a.id, a.patch, a.now),
+  deleteWebhookEndpoint: (tx: Db, a: { scope: WebhookScope; id: string; now: number }) => deleteEndpoint(tx, a.scope, a.id, a.now),
+  rotateWebhookSecret: (tx: Db, a: { scope: WebhookScope; id: string; sealedSecret: string; now: number }) =>
+    rotateSecret(tx, a.scope, a.id, a.sealedSecret, a.now),
+  queueWebhookTest: (tx: Db, a: { scope: WebhookScope; id: string; now: number }) => queueTestMessage(tx, a.scope, a.id, a.now),
+  retryWebhookMessage: (tx: Db, a: { scope: WebhookScope; endpointId: string; messageId: string; now: number }) =>
+    retryMessage(tx, a.scope, a.endpointId, a.messageId, a.now),
+  /** One delivery attempt's result (webhooks/delivery.ts). */
+  recordWebhookAttempt: (tx: Db, a: AttemptReport) => recordAttempt(tx, a),
+  /** One bounded step of webhook retention (30 days; deleted endpoints). */
+  pruneWebhooks: (tx: Db, a: { now: number }) => pruneWebhooks(tx, a.now),
 } satisfies Record<string, (tx: Db, args: never) => unknown>;
 
 export type Writes = typeof writes;

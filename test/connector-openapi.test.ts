@@ -110,5 +110,5 @@ test("objects are named schemas, every response says X-Request-Id, and servers i
   expect(doc.servers).toEqual([{ url: "http://localhost", description: "This box" }]);
   const viaIp = await t.send(new Request("http://127.0.0.1:8443/docs/json"));
   expect(viaIp.body.servers[0].url).toBe("http://127.0.0.1:8443");
-  expect(doc.tags.map((tag: { name: string }) => tag.name)).toEqual(["Connector", "Device", "System"]);
+  expect(doc.tags.map((tag: { name: string }) => tag.name)).toEqual(["Connector", "Webhooks", "Device", "System"]);
 });

@@ -9,6 +9,8 @@ import { createApp } from "../app";
 import { ApiError, problemResponse } from "../http/errors";
 import { newId } from "../ids";
 import { sweepExpiredOrders } from "../matching/service";
+import { offlineDue } from "../device/service";
+import { startDelivery, type WebhookDelivery } from "../webhooks/delivery";
 import { recentEventsMover } from "../payments/recent-events";
 import { lockDataDir } from "../store/data-dir";
 import { readerOnly } from "../store/db";
@@ -242,6 +244,12 @@ async function serveHeld(
     } catch (e) {
       logger.event("error", "expiry sweep failed", { error: (e as Error).message });
     }
+    // contract §15: `device.offline` within a tick of a phone no longer reading as online.
+    try {
+      if (offlineDue(store.db, ctx.clock.now())) await writer.run("reportOfflineDevices", { now: ctx.clock.now() });
+    } catch (e) {
+      logger.event("error", "liveness watch failed", { error: (e as Error).message });
+    }
     // Once the box is quiet, recent events are moved into the big indexes, a batch per tick
     // (payments/recent-events.ts).
     const step = await mover.step(ctx.clock.now());
@@ -255,10 +263,12 @@ async function serveHeld(
   };
   void sweep();
   const sweeper = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+  // contract §15: queued webhook messages, those left by a crash or a stop included.
+  const delivery = startDelivery({ reader: store, writer, clock: ctx.clock, logger, secretBox });
 
   await stop.wait;
   clearInterval(sweeper);
-  await stopGracefully(server, writer, ctx, logger.event);
+  await stopGracefully(server, writer, delivery, ctx, logger.event);
   return undefined;
 }
 
@@ -277,10 +287,18 @@ function listenForStop(): { requested(): boolean; wait: Promise<void> } {
   return { requested: () => signalled, wait };
 }
 
-async function stopGracefully(server: ReturnType<typeof Bun.serve>, writer: Writer, ctx: CommandContext, log: (l: "info", m: string) => void): Promise<void> {
+async function stopGracefully(
+  server: ReturnType<typeof Bun.serve>,
+  writer: Writer,
+  delivery: WebhookDelivery,
+  ctx: CommandContext,
+  log: (l: "info", m: string) => void,
+): Promise<void> {
   log("info", "stopping");
   const force = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
   await server.stop(false); // let in-flight requests finish
+  // Attempts still waiting on a receiver after this are sent again after the restart (at least once).
+  await Promise.race([delivery.stop(), Bun.sleep(SHUTDOWN_GRACE_MS / 2)]);
   await writer.close();
   clearTimeout(force);
   ctx.store().close();

@@ -11,7 +11,7 @@ import { createCipheriv, createDecipheriv, createHmac } from "node:crypto";
 import { DomainError } from "../errors";
 import { perConnection, type Db, type Store } from "../store/db";
 
-export type CursorKind = "match" | "event";
+export type CursorKind = "match" | "event" | "message";
 
 export interface CursorScope {
   tenantId: string;
@@ -19,9 +19,9 @@ export interface CursorScope {
 }
 
 /** One letter per kind before the block, so that a cursor says which feed it is for. */
-const PREFIX: Record<CursorKind, string> = { match: "m", event: "e" };
+const PREFIX: Record<CursorKind, string> = { match: "m", event: "e", message: "w" };
 /** A prefix letter and 16 bytes as base64url. */
-const CURSOR = /^[me][A-Za-z0-9_-]{22}$/;
+const CURSOR = /^[mew][A-Za-z0-9_-]{22}$/;
 
 export interface Cursors {
   encode(kind: CursorKind, scope: CursorScope, seq: number): string;

@@ -8,6 +8,7 @@ import { eventViewRoutes } from "./events-view";
 import { matchRoutes } from "./matches";
 import { orderRoutes } from "./orders";
 import { testPaymentRoutes } from "./test-payments";
+import { webhookRoutes } from "../webhooks/routes";
 
 export const connectorRoutes = (deps: AppDeps) => {
   const authenticate = connectorAuthenticator(deps);
@@ -16,5 +17,6 @@ export const connectorRoutes = (deps: AppDeps) => {
     .use(matchRoutes(deps, authenticate))
     .use(eventViewRoutes(deps, authenticate))
     .use(deviceViewRoutes(deps, authenticate))
-    .use(testPaymentRoutes(deps, authenticate));
+    .use(testPaymentRoutes(deps, authenticate))
+    .use(webhookRoutes(deps, authenticate));
 };

@@ -29,22 +29,36 @@ export const StatusParam = {
   schema: { type: "string", enum: [...MATCH_STATUSES] },
 };
 
-const PageQuery = T.Object({
-  // Any text: whether it is a cursor (empty, too long, not ours) is the cursor decoder's call, so a
-  // malformed one is `400 invalid_cursor` (contract §11), never `invalid_request`.
-  after: T.Optional(T.String()),
-  status: T.Optional(T.Union(MATCH_STATUSES.map((s) => T.Literal(s)))),
-});
-const checkPageQuery = validator(PageQuery);
+const pageQueryOf = <S extends string>(statuses: readonly S[]) =>
+  validator(
+    T.Object({
+      // Any text: whether it is a cursor (empty, too long, not ours) is the cursor decoder's call, so a
+      // malformed one is `400 invalid_cursor` (contract §11), never `invalid_request`.
+      after: T.Optional(T.String()),
+      status: T.Optional(T.Union(statuses.map((s) => T.Literal(s)))),
+    }),
+  ) as (v: unknown) => { after?: string; status?: S };
 
-export interface PageQuery {
+export interface PageQuery<S extends string = (typeof MATCH_STATUSES)[number]> {
   after?: string;
   limit: number;
-  status?: (typeof MATCH_STATUSES)[number];
+  status?: S;
 }
 
-/** Reads `after`, `limit` and `status` from the request's own query string. */
+/** The query of a list whose `status` is one of `statuses` (webhook messages: pending, succeeded, failed). */
+export function pageQueryWith<S extends string>(statuses: readonly S[]): (request: Request) => PageQuery<S> {
+  const check = pageQueryOf(statuses);
+  return (request) => readPageQuery(request, check);
+}
+
+const checkPageQuery = pageQueryOf(MATCH_STATUSES);
+
+/** Reads `after`, `limit` and `status` (a match status) from the request's own query string. */
 export function pageQuery(request: Request): PageQuery {
+  return readPageQuery(request, checkPageQuery);
+}
+
+function readPageQuery<S extends string>(request: Request, checkPageQuery: (v: unknown) => { after?: string; status?: S }): PageQuery<S> {
   const params = new URL(request.url).searchParams;
   const raw: Record<string, string> = {};
   for (const key of ["after", "limit", "status"]) {

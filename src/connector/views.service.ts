@@ -10,8 +10,7 @@ import type { Store } from "../store/db";
 import * as schema from "../store/schema";
 import { cursorsOf } from "./cursor";
 import { MATCH_STATUSES } from "./model";
-import { isOnline } from "../device/service";
-import { eventView } from "./views";
+import { deviceView, eventView } from "./views";
 
 const { events, devices } = schema;
 const p = sql.placeholder;
@@ -19,19 +18,6 @@ const p = sql.placeholder;
 export type MatchStatus = (typeof MATCH_STATUSES)[number];
 const ALL_STATUSES: readonly MatchStatus[] = MATCH_STATUSES;
 
-
-const HEALTH_FIELDS = [
-  "battery_level",
-  "charging",
-  "notification_access",
-  "listener_connected",
-  "network",
-  "app_version",
-  "os_version",
-  "queue_depth",
-  "last_notification_at",
-  "reported_at",
-] as const;
 
 function prepareAll(client: Database) {
   const db = drizzle(client, { schema });
@@ -80,39 +66,11 @@ export function listEvents(store: Store, scope: Scope, status: MatchStatus | und
   return { data: page.map(eventView), next_cursor: cursors.encode("event", scope, last), has_more: rows.length > limit };
 }
 
-function healthOf(json: string | null): Record<string, unknown> {
-  if (!json) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    return {};
-  }
-  if (typeof parsed !== "object" || parsed === null) return {};
-  const out: Record<string, unknown> = {};
-  for (const k of HEALTH_FIELDS) if ((parsed as Record<string, unknown>)[k] !== undefined) out[k] = (parsed as Record<string, unknown>)[k];
-  return out;
-}
-
 /** contract §12: the tenant's phones in this environment, with liveness from signed heartbeats. */
 export function listDevices(store: Store, scope: Scope, now: number) {
   return {
     data: viewStatements(store.db)
       .devices.all({ ...scope })
-      .map((d) => {
-        const health = healthOf(d.health);
-        return {
-          device_id: d.id,
-          label: d.label,
-          platform: d.platform,
-          app_version: typeof health.app_version === "string" ? health.app_version : d.appVersion,
-          os_version: typeof health.os_version === "string" ? health.os_version : d.osVersion,
-          status: d.status,
-          online: d.status === "active" && isOnline(d.lastHeartbeatAt, now),
-          last_seen_at: d.lastSeenAt,
-          last_heartbeat_at: d.lastHeartbeatAt,
-          health,
-        };
-      }),
+      .map((d) => deviceView(d, now)),
   };
 }

@@ -1,6 +1,8 @@
 // How stored rows read on the connector surface (contract §9–§12).
 import { effectiveStatus } from "../matching/engine";
 import type { EventRow, MatchRow, OrderRow } from "../matching/store";
+import { isOnline } from "../device/model";
+import type { devices } from "../store/schema";
 import type { Cursors } from "./cursor";
 
 /** A Match; its cursor is made by `cursors` for the match's own tenant and environment. */
@@ -60,5 +62,49 @@ export function eventView(e: EventRow) {
     match_status: e.matchStatus,
     order_id: e.orderId,
     duplicate_of: e.duplicateOf,
+  };
+}
+
+const HEALTH_FIELDS = [
+  "battery_level",
+  "charging",
+  "notification_access",
+  "listener_connected",
+  "network",
+  "app_version",
+  "os_version",
+  "queue_depth",
+  "last_notification_at",
+  "reported_at",
+] as const;
+
+function healthOf(json: string | null): Record<string, unknown> {
+  if (!json) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== "object" || parsed === null) return {};
+  const out: Record<string, unknown> = {};
+  for (const k of HEALTH_FIELDS) if ((parsed as Record<string, unknown>)[k] !== undefined) out[k] = (parsed as Record<string, unknown>)[k];
+  return out;
+}
+
+/** A phone as §12 `GET /devices` shows it (and the `device.online`/`device.offline` webhooks). */
+export function deviceView(d: typeof devices.$inferSelect, now: number) {
+  const health = healthOf(d.health);
+  return {
+    device_id: d.id,
+    label: d.label,
+    platform: d.platform,
+    app_version: typeof health.app_version === "string" ? health.app_version : d.appVersion,
+    os_version: typeof health.os_version === "string" ? health.os_version : d.osVersion,
+    status: d.status,
+    online: d.status === "active" && isOnline(d.lastHeartbeatAt, now),
+    last_seen_at: d.lastSeenAt,
+    last_heartbeat_at: d.lastHeartbeatAt,
+    health,
   };
 }

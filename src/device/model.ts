@@ -14,6 +14,11 @@ export const DEVICE_CONFIG = {
 /** contract §5: a device is online while its newest signed heartbeat is this recent. */
 export const ONLINE_WINDOW_MS = 3 * DEVICE_CONFIG.heartbeat_interval_ms;
 
+/** contract §5: online while the newest signed heartbeat timestamp is within three intervals of now. */
+export function isOnline(lastHeartbeatAt: number | null, now: number): boolean {
+  return lastHeartbeatAt !== null && now - lastHeartbeatAt <= ONLINE_WINDOW_MS;
+}
+
 export const DeviceConfigSchema = T.Object(
   {
     heartbeat_interval_ms: T.Integer({ examples: [60000] }),

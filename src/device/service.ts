@@ -1,11 +1,15 @@
 // Devices: the command line's list and revoke, the heartbeat's write, and the online rule.
 import type { Static } from "@sinclair/typebox";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, ne, or } from "drizzle-orm";
 import type { Clock } from "../clock";
 import { rawClient, type Db } from "../store/db";
 import { devices } from "../store/schema";
 import { getTenant, NotFoundError } from "../tenants/service";
-import { ONLINE_WINDOW_MS, type HeartbeatRequestSchema } from "./model";
+import { deviceView } from "../connector/views";
+import { queueWebhook } from "../webhooks/outbox";
+import { isOnline, ONLINE_WINDOW_MS, type HeartbeatRequestSchema } from "./model";
+
+export { isOnline };
 
 export type Heartbeat = Static<typeof HeartbeatRequestSchema>;
 
@@ -43,6 +47,41 @@ export function recordHeartbeat(tx: Db, { now, deviceId, signedAt, report }: Hea
        WHERE id = ?6`,
     )
     .run(signedAt, JSON.stringify(healthSnapshot(report, signedAt)), report.app_version || null, report.os_version || null, now, deviceId);
+  // contract §15: a phone that webhooks last reported offline (or never reported) is online again.
+  const d = tx.select().from(devices).where(eq(devices.id, deviceId)).get();
+  if (d && d.onlineReported === 0 && d.status === "active" && isOnline(d.lastHeartbeatAt, now)) {
+    tx.update(devices).set({ onlineReported: 1 }).where(eq(devices.id, deviceId)).run();
+    queueWebhook(tx, d, "device.online", () => deviceView(d, now), now);
+  }
+}
+
+/** Phones reported offline per step of the liveness watch. */
+export const OFFLINE_BATCH = 200;
+
+/** Phones that webhooks last reported online and that no longer are (§5), or were revoked. */
+const noLongerOnline = (now: number) =>
+  and(
+    eq(devices.onlineReported, 1),
+    or(ne(devices.status, "active"), isNull(devices.lastHeartbeatAt), lt(devices.lastHeartbeatAt, now - ONLINE_WINDOW_MS)),
+  );
+
+/** A read, so that serve's liveness watch hands the writer no work when nothing changed. */
+export function offlineDue(db: Db, now: number): boolean {
+  return db.select({ id: devices.id }).from(devices).where(noLongerOnline(now)).limit(1).all().length > 0;
+}
+
+/**
+ * contract §15: `device.offline` for each phone that stopped being online since it was reported
+ * online. serve's liveness watch runs it every few seconds, so the message follows the moment the
+ * phone stops reading as online by less than 30 s. Returns how many (at most OFFLINE_BATCH).
+ */
+export function reportOfflineDevices(tx: Db, now: number): number {
+  const gone = tx.select().from(devices).where(noLongerOnline(now)).limit(OFFLINE_BATCH).all();
+  for (const d of gone) {
+    tx.update(devices).set({ onlineReported: 0 }).where(eq(devices.id, d.id)).run();
+    queueWebhook(tx, d, "device.offline", () => deviceView(d, now), now);
+  }
+  return gone.length;
 }
 
 export function listDevices(db: Db, tenantId: string) {
@@ -73,9 +112,4 @@ export function revokeDevice(db: Db, clock: Clock, deviceId: string) {
       .run();
   }
   return { device_id: deviceId, status: "revoked" as const };
-}
-
-/** contract §5: online while the newest signed heartbeat timestamp is within three intervals of now. */
-export function isOnline(lastHeartbeatAt: number | null, now: number): boolean {
-  return lastHeartbeatAt !== null && now - lastHeartbeatAt <= ONLINE_WINDOW_MS;
 }

@@ -11,7 +11,7 @@ import { problemExample } from "./schemas";
 export type ErrorSpec = ErrorCode | [ErrorCode, Record<string, unknown>];
 
 export interface OperationDoc {
-  tag: "Device" | "Connector" | "System";
+  tag: "Device" | "Connector" | "Webhooks" | "System";
   summary: string;
   description?: string;
   operationId?: string;

@@ -27,6 +27,9 @@ import {
   type WaitingPayment,
 } from "./store";
 import { writeStatuses } from "./status-writes";
+import { cursorsOf } from "../connector/cursor";
+import { eventView, matchView } from "../connector/views";
+import { queueWebhook } from "../webhooks/outbox";
 
 export type { Scope } from "./store";
 
@@ -71,7 +74,9 @@ export function recordMatch(
   const s = matchingStatements(db);
   const id = markOrderMatched(s, now, event, orderId);
   if (changes(s.markEventMatched.run({ seq: event.seq, orderId })) !== 1) throw new MatchConflictError("event");
-  return insertMatch(s, now, id, event, orderId, method);
+  const match = insertMatch(db, s, now, id, event, orderId, method);
+  queueWebhook(db, event, "payment.updated", () => eventView(s.eventBySeq.get({ seq: event.seq })!), now);
+  return match;
 }
 
 /**
@@ -97,7 +102,7 @@ export function decideNewEvent(tx: Db, now: number, scope: Scope, payment: NewPa
 export function recordAutoMatch(tx: Db, now: number, event: MatchedEvent, orderId: string): MatchRow {
   const s = matchingStatements(tx);
   const id = markOrderMatched(s, now, event, orderId);
-  return insertMatch(s, now, id, event, orderId, "auto");
+  return insertMatch(tx, s, now, id, event, orderId, "auto");
 }
 
 /** Marks the order matched under a new match id, which it returns; throws MatchConflictError when it is not open. */
@@ -109,7 +114,9 @@ function markOrderMatched(s: MatchingStatements, now: number, event: MatchedEven
   return id;
 }
 
+/** The match row, and its `match.created` webhook in the same transaction (contract §15). */
 function insertMatch(
+  db: Db,
   s: MatchingStatements,
   now: number,
   id: string,
@@ -136,7 +143,9 @@ function insertMatch(
     method,
   };
   const { lastInsertRowid } = s.insertMatch.run(row);
-  return { seq: Number(lastInsertRowid), ...row };
+  const match: MatchRow = { seq: Number(lastInsertRowid), ...row };
+  queueWebhook(db, event, "match.created", () => matchView(match, cursorsOf(db)), now);
+  return match;
 }
 
 /** The amount and window an order had (before a change) or has (after it). */
@@ -199,8 +208,9 @@ function settleAmount(db: Db, s: MatchingStatements, scope: Scope, amount: numbe
     }
   }
   writeStatuses(
-    s,
+    db,
     queue.map((p) => ({ seq: p.seq, stored: stored.get(p.seq)!, status: p.matchStatus })),
+    now,
   );
   return made;
 }

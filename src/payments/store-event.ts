@@ -8,6 +8,9 @@ import { perConnection, type Db } from "../store/db";
 import { hourOf, inBothPartitions, OCCURRED_HOUR, type Environment } from "../store/schema";
 import { findOriginal, DUPLICATE_WINDOW_MS, type Report, type StoredReport } from "./duplicates";
 import { checkPaymentEvent, type EventReceipt, type PaymentEvent } from "./model";
+import { eventView } from "../connector/views";
+import { matchingStatements } from "../matching/store";
+import { queueWebhook } from "../webhooks/outbox";
 
 export interface IngestScope {
   tenantId: string;
@@ -131,6 +134,7 @@ export function storeEvent(tx: Db, stmts: Statements, job: StoreJob): StoreOutco
     );
   }
   if (scope.deviceId !== null) stmts.touchDevice.run(now, scope.deviceId);
+  queueWebhook(tx, scope, "payment.received", () => eventView(matchingStatements(tx).eventBySeq.get({ seq: inserted.seq })!), now);
   return { receipt };
 }
 

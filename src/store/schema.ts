@@ -85,6 +85,11 @@ export const devices = sqliteTable(
     lastSeenAt: integer("last_seen_at"),
     /** Latest heartbeat body, JSON. */
     health: text("health"),
+    /**
+     * Whether webhooks last said this phone is online (contract §15: `device.online` and
+     * `device.offline` report changes of §5's rule, so the box remembers what it told).
+     */
+    onlineReported: integer("online_reported").notNull().default(0),
   },
   (t) => [index("devices_tenant_idx").on(t.tenantId, t.environment)],
 );
@@ -290,3 +295,70 @@ export const boxSettings = sqliteTable("box_settings", {
   key: text("key").primaryKey(),
   value: text("value").notNull(),
 });
+
+export type WebhookEndpointStatus = "enabled" | "disabled";
+export type WebhookDisabledReason = "gone" | "failing" | "manual";
+
+/**
+ * Webhook endpoints (contract §15). The signing secret is sealed with the master key like device
+ * secrets (store/secret-box.ts); after a rotation the previous one keeps signing until
+ * previous_secret_until. A deleted endpoint is hidden at once (deleted_at) and its messages are
+ * removed in bounded steps by webhooks/retention.ts, then the row itself.
+ */
+export const webhookEndpoints = sqliteTable(
+  "webhook_endpoints",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    environment: text("environment").$type<Environment>().notNull(),
+    url: text("url").notNull(),
+    /** JSON array of event types. */
+    events: text("events").notNull(),
+    description: text("description"),
+    status: text("status").$type<WebhookEndpointStatus>().notNull().default("enabled"),
+    disabledReason: text("disabled_reason").$type<WebhookDisabledReason>(),
+    secretEnc: text("secret_enc").notNull(),
+    previousSecretEnc: text("previous_secret_enc"),
+    previousSecretUntil: integer("previous_secret_until"),
+    /** First failed attempt since the last success: 5 days of it disables the endpoint. */
+    failingSince: integer("failing_since"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    deletedAt: integer("deleted_at"),
+  },
+  (t) => [index("webhook_endpoints_scope_idx").on(t.tenantId, t.environment, t.status)],
+);
+
+export type WebhookMessageStatus = "pending" | "succeeded" | "failed";
+
+/**
+ * The outbox: one row per message and endpoint, written in the transaction of the change it reports
+ * (contract §15). `body` is the exact JSON sent on every attempt. `seq` orders the per-endpoint list.
+ */
+export const webhookMessages = sqliteTable(
+  "webhook_messages",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull(),
+    endpointId: text("endpoint_id").notNull(),
+    tenantId: text("tenant_id").notNull(),
+    environment: text("environment").$type<Environment>().notNull(),
+    type: text("type").notNull(),
+    body: text("body").notNull(),
+    status: text("status").$type<WebhookMessageStatus>().notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    nextAttemptAt: integer("next_attempt_at"),
+    lastAttemptAt: integer("last_attempt_at"),
+    lastResponseStatus: integer("last_response_status"),
+    lastError: text("last_error"),
+  },
+  (t) => [
+    uniqueIndex("webhook_messages_id_uq").on(t.id),
+    index("webhook_messages_endpoint_idx").on(t.endpointId, t.status, t.seq),
+    // The dispatcher asks each enabled endpoint for its due messages: messages of a disabled
+    // endpoint, which wait, are never walked over.
+    index("webhook_messages_due_idx").on(t.endpointId, t.nextAttemptAt).where(sql`status = 'pending'`),
+    index("webhook_messages_created_idx").on(t.createdAt),
+  ],
+);

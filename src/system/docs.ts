@@ -8,6 +8,7 @@ import { ApiError } from "../http/errors";
 import { ProblemSchema, LicenseSchema } from "../http/schemas";
 import { VERSION } from "../version";
 import { API_DESCRIPTION, DEVICE_SIGNATURE_DESCRIPTION } from "./docs-text";
+import { WEBHOOKS_DESCRIPTION } from "../webhooks/model";
 
 const ASSETS = {
   "swagger-ui-bundle.js": { file: swaggerBundle, type: "text/javascript; charset=utf-8" },
@@ -62,6 +63,7 @@ export const docs = () =>
       info: { title: "Cuadra", version: VERSION, description: API_DESCRIPTION, license: { name: "Proprietary: the Cuadra box and its documentation", identifier: "LicenseRef-Proprietary" } },
       tags: [
         { name: "Connector", description: "Used by the shop's software, with its secret key `sk_live_…` / `sk_test_…`: press Authorize, paste a test key, and try any operation." },
+        { name: "Webhooks", description: WEBHOOKS_DESCRIPTION },
         { name: "Device", description: DEVICE_SIGNATURE_DESCRIPTION },
         { name: "System", description: "Health and documentation; no authentication." },
       ],

@@ -47,7 +47,7 @@ export function finishDocument(raw: Json): Json {
 }
 
 /** The shop's software reads this page first: its operations lead. */
-const TAG_ORDER = ["Connector", "Device", "System"];
+const TAG_ORDER = ["Connector", "Webhooks", "Device", "System"];
 
 export function withServers(doc: Json, url: string): Json {
   return { ...doc, servers: [{ url, description: "This box" }] };
