@@ -18,6 +18,7 @@ import { VERSION } from "../version";
 import { readEnvironment, readInt, requireString, UsageError, type Command } from "./framework";
 import { initHuman, initialise, qr } from "./init";
 import { serveCommand } from "./serve";
+import { webhookCommands } from "./webhook-commands";
 
 const tenantOpt = { tenant: { type: "string", value: "ID", required: true, description: "Tenant id (ten_…)" } } as const;
 const envOpt = { env: { type: "string", value: "live|test", required: true, description: "Environment" } } as const;
@@ -143,6 +144,7 @@ export const commands: Command[] = [
       });
     },
   },
+  ...webhookCommands,
   {
     path: ["backup"],
     summary: "Write a consistent copy of the database (safe while the server runs)",

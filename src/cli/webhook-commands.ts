@@ -1,0 +1,89 @@
+// `cuadra webhook add|list|remove` (contract §15): the same services as the connector routes, on
+// the command's own connection (like every command, safe while serve runs).
+import { eq } from "drizzle-orm";
+import { DomainError } from "../errors";
+import type { Db } from "../store/db";
+import { webhookEndpoints } from "../store/schema";
+import { createSecretBox, loadMasterKey } from "../store/secret-box";
+import { getTenant, NotFoundError } from "../tenants/service";
+import { createEndpoint, deleteEndpoint, endpointView } from "../webhooks/endpoints.service";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../webhooks/outbox";
+import { newWebhookSecret } from "../webhooks/signature";
+import { readEnvironment, requireString, UsageError, type Command } from "./framework";
+
+function readEvents(o: Record<string, unknown>): WebhookEventType[] | undefined {
+  const raw = o.events as string | undefined;
+  if (raw === undefined) return undefined;
+  const list = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const unknown = list.filter((s) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(s));
+  if (list.length === 0 || unknown.length > 0) {
+    throw new UsageError(`--events takes a comma-separated list of ${WEBHOOK_EVENT_TYPES.join(", ")}${unknown.length ? ` (not ${unknown.join(", ")})` : ""}`);
+  }
+  return list as WebhookEventType[];
+}
+
+const human = (e: ReturnType<typeof endpointView>) =>
+  `${e.id}  ${e.status}${e.disabled_reason ? ` (${e.disabled_reason})` : ""}  ${e.url}\n  events: ${e.events.join(", ")}`;
+
+export const webhookCommands: Command[] = [
+  {
+    path: ["webhook", "add"],
+    summary: "Add a webhook endpoint: the shop's software is told of matches and payments (prints its secret once)",
+    options: {
+      tenant: { type: "string", value: "ID", required: true, description: "Tenant id (ten_…)" },
+      env: { type: "string", value: "live|test", required: true, description: "Environment whose events it receives" },
+      url: { type: "string", value: "URL", required: true, description: "http:// or https:// address that receives the messages" },
+      events: { type: "string", value: "a,b", description: `Event types (default all): ${WEBHOOK_EVENT_TYPES.join(", ")}` },
+    },
+    run: async (ctx, o) => {
+      const tenantId = requireString(o, "tenant");
+      const environment = readEnvironment(o);
+      const url = requireString(o, "url");
+      const events = readEvents(o);
+      const db = ctx.store().db;
+      getTenant(db, tenantId);
+      const secret = newWebhookSecret();
+      const sealed = await (await createSecretBox(loadMasterKey(ctx.dataDir))).seal(secret);
+      try {
+        const endpoint = db.transaction((tx) => createEndpoint(tx as unknown as Db, { tenantId, environment }, { url, events }, sealed, ctx.clock.now()));
+        return { ...endpoint, secret };
+      } catch (e) {
+        if (e instanceof DomainError && e.code === "invalid_request") throw new UsageError(`--url ${(e.extra.errors as { message: string }[])[0]!.message}`);
+        throw e;
+      }
+    },
+    human: (r) => `${human(r)}\n  secret: ${r.secret}\n(the secret is shown this once: put it in the receiving software's configuration)`,
+  },
+  {
+    path: ["webhook", "list"],
+    summary: "List a tenant's webhook endpoints (never their secrets)",
+    options: { tenant: { type: "string", value: "ID", required: true, description: "Tenant id (ten_…)" } },
+    run: (ctx, o) => {
+      const tenantId = requireString(o, "tenant");
+      const db = ctx.store().db;
+      getTenant(db, tenantId);
+      return db
+        .select()
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.tenantId, tenantId))
+        .orderBy(webhookEndpoints.createdAt, webhookEndpoints.id)
+        .all()
+        .filter((e) => e.deletedAt === null)
+        .map((e) => ({ ...endpointView(e), environment: e.environment }));
+    },
+    human: (rows: (ReturnType<typeof endpointView> & { environment: string })[]) =>
+      rows.length === 0 ? "No webhook endpoints." : rows.map((r) => `${human(r)}\n  environment: ${r.environment}`).join("\n"),
+  },
+  {
+    path: ["webhook", "remove"],
+    summary: "Remove a webhook endpoint; its undelivered messages are dropped",
+    args: ["ENDPOINT_ID"],
+    run: (ctx, _o, [id]) => {
+      const db = ctx.store().db;
+      const row = db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id!)).get();
+      if (!row || row.deletedAt !== null) throw new NotFoundError(`no webhook endpoint ${id}; see 'cuadra webhook list --tenant ID'`);
+      return db.transaction((tx) => deleteEndpoint(tx as unknown as Db, row, id!, ctx.clock.now()));
+    },
+    human: (r) => `Removed ${r.id}.`,
+  },
+];
