@@ -12,7 +12,9 @@
 //
 // It also measures (bench/serve-costs.ts): the unsigned GET /device/v1/time against the same hello;
 // 100-order syncs timed while the events load runs on the loaded database; start to the first
-// /healthz and idle memory, of cuadra and of the hello. The hello is compiled like dist/cuadra.
+// /healthz and idle memory, of cuadra and of the hello. The hello is compiled like dist/cuadra. On
+// the orders database a second events run has one webhook endpoint taking match.created on a
+// loopback receiver: its rate against the first run, and when the last match's message arrived.
 //
 // Environment: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 32),
 // BENCH_THREADS (default 2), BENCH_RUNS (rounds of the scenarios, default 5), BENCH_EVENTS (signed
@@ -31,7 +33,7 @@ import { freePort } from "../test/support/e2e";
 import { LUA, planLoad, signLoad, type PendingOrder, type PlannedEvent } from "./load";
 import { backlogSyncs } from "./backlog";
 import { cachedSeed, copyDataDir, emptyLike, type SeedMeta } from "./seed";
-import { compileHello, percentile, startAndIdle, syncWhile, type StartIdle, type SyncTimes } from "./serve-costs";
+import { compileHello, percentile, startAndIdle, syncWhile, webhookReceiver, type StartIdle, type SyncTimes } from "./serve-costs";
 
 const ROOT = resolve(import.meta.dir, "..");
 const BINARY = join(ROOT, "dist", "cuadra");
@@ -47,7 +49,7 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3);
 const WARMUP_SHARE = 0.2;
 /** Pre-signed events: more than a run can send, so that every request is a first receipt. */
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
-/** Of the pool after the warm-up, the share of the measured run; the loaded database's run with order syncs plays the rest. */
+/** Of the pool after the warm-up, the share of the measured run; the second run of a scenario (loaded: order syncs alongside; orders: a webhook endpoint) plays the rest. */
 const MEASURED_SHARE = 0.5;
 /** Order syncs during the loaded database's second run: this many orders, one sync every SYNC_EVERY_MS. */
 const SYNC_SIZE = 100;
@@ -170,6 +172,8 @@ interface RunResult {
   time?: WrkResult;
   /** Loaded database: a second events run with 100-order syncs alongside. */
   withSyncs?: { wrk: WrkResult; syncs: SyncTimes };
+  /** Orders database: a second events run with one webhook endpoint taking match.created. */
+  withWebhook?: { wrk: WrkResult; matches: number; delivered: number; drainMs: number };
 }
 
 function peakRssMb(pid: number): number {
@@ -196,7 +200,7 @@ async function benchCuadra(
     const seqBefore = scenario === "loaded" ? seed.meta.lastEventSeq : 0;
     // The shop's connector key for the order syncs: the seed stores only hashes of its own keys.
     const apiKey =
-      scenario === "loaded"
+      scenario === "loaded" || scenario === "orders"
         ? (JSON.parse(await must([BINARY, "key", "create", "--tenant", seed.meta.tenantId, "--env", "live", "--json", "--data-dir", dataDir])) as { key: string }).key
         : null;
     const port = await freePort();
@@ -258,6 +262,29 @@ async function benchCuadra(
         const syncs = syncWhile(base, apiKey, SYNC_SIZE, SYNC_EVERY_MS, load, `r${run}`);
         withSyncs = { wrk: await load, syncs: await syncs };
       }
+      let withWebhook: RunResult["withWebhook"];
+      if (scenario === "orders" && apiKey) {
+        log(`run ${run}, orders database: events again for ${DURATION_S} s, with a webhook endpoint on a loopback receiver`);
+        const receiver = webhookReceiver();
+        try {
+          const created = await fetch(`${base}/connector/v1/webhooks`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+            body: JSON.stringify({ url: receiver.url, events: ["match.created"] }),
+          });
+          if (created.status !== 201) throw new Error(`creating the webhook endpoint failed: ${created.status} ${await created.text()}`);
+          const rest = join(work, "events-rest.lua");
+          writeFileSync(rest, LUA(sigFile, THREADS, ts, measuredLast + 1, plan.length));
+          const before = countMatches(dataDir);
+          const w = await wrk(wrkBin, `${base}/device/v1/events`, rest);
+          const runEnded = performance.now();
+          const matches = countMatches(dataDir) - before;
+          const drainMs = await receiver.until(matches, 120_000).then(() => performance.now() - runEnded);
+          withWebhook = { wrk: w, matches, delivered: receiver.count(), drainMs };
+        } finally {
+          receiver.stop();
+        }
+      }
       server.kill("SIGTERM");
       await server.exited;
       const db = new Database(join(dataDir, DB_FILE), { readonly: true });
@@ -266,12 +293,21 @@ async function benchCuadra(
         .all(seqBefore);
       db.close();
       const statuses = Object.fromEntries(rows.map((x) => [x.s, x.n]));
-      return { scenario, run, wrk: result, statuses, stored: rows.reduce((a, x) => a + x.n, 0), peakRssMb: peak, time, withSyncs };
+      return { scenario, run, wrk: result, statuses, stored: rows.reduce((a, x) => a + x.n, 0), peakRssMb: peak, time, withSyncs, withWebhook };
     } finally {
       if (server.exitCode === null) server.kill("SIGKILL");
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function countMatches(dataDir: string): number {
+  const db = new Database(join(dataDir, DB_FILE), { readonly: true });
+  try {
+    return db.query<{ n: number }, []>("SELECT count(*) AS n FROM matches").get()!.n;
+  } finally {
+    db.close();
   }
 }
 
@@ -339,6 +375,7 @@ async function main() {
   const withSyncs = results.flatMap((x) => (x.withSyncs ? [x.withSyncs] : []));
   const syncMs = withSyncs.flatMap((x) => x.syncs.ms);
   const syncFailures = withSyncs.flatMap((x) => x.syncs.failures);
+  const hooks = results.flatMap((x) => (x.withWebhook ? [x.withWebhook] : []));
   const lines = [
     "",
     `wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION_S}s on loopback after ${WARMUP_S} s of warm-up; ${(await run(["nproc"])).out.trim()} CPUs; Bun ${Bun.version}; ${RUNS} run(s) per scenario`,
@@ -356,6 +393,11 @@ async function main() {
     ),
     ...results.flatMap((x) => (x.time ? [row(`cuadra GET /device/v1/time, run ${x.run}`, x.time)] : [])),
     ...results.flatMap((x) => (x.withSyncs ? [row(`cuadra events + syncs, loaded db, run ${x.run}`, x.withSyncs.wrk)] : [])),
+    ...results.flatMap((x) =>
+      x.withWebhook
+        ? [row(`cuadra events + webhook, orders db, run ${x.run}`, x.withWebhook.wrk, `${x.withWebhook.matches} matches, ${x.withWebhook.delivered} match.created received, all ${fmt(x.withWebhook.drainMs)} ms after the run`)]
+        : [],
+    ),
     row("bare Bun.serve hello (compiled)", hello),
     "",
     ...SCENARIOS.map(
@@ -397,6 +439,13 @@ async function main() {
             `p99 ${fmt(percentile(syncMs, 99), 1)} ms (goal ≤ 50), max ${fmt(Math.max(...syncMs), 1)} ms; ${syncFailures.length} failed${syncFailures.length ? `: ${syncFailures[0]}` : ""}`,
         ]
       : []),
+    ...(hooks.length > 0
+      ? [
+          `orders db with one webhook endpoint (match.created): ${fmt(median(hooks.map((h) => h.wrk.perSecond)))} req/s, ` +
+            `${fmt((100 * median(hooks.map((h) => h.wrk.perSecond))) / med("orders", (w) => w.perSecond), 1)} % of without (goal ≥ 90 %); ` +
+            `matches per run ${hooks.map((h) => h.matches).join(", ")}, all delivered ${hooks.map((h) => fmt(h.drainMs)).join(", ")} ms after the run ended`,
+        ]
+      : []),
     `start to the first answer (median of ${STARTS}): cuadra /healthz ${fmt(median(starts.cuadra.map((x) => x.firstAnswerMs)), 1)} ms (goal ≤ 100), ` +
       `hello ${fmt(median(starts.hello.map((x) => x.firstAnswerMs)), 1)} ms; all cuadra: ${starts.cuadra.map((x) => fmt(x.firstAnswerMs)).join(", ")} ms`,
     `idle RSS after ${IDLE_MS / 1000} s (median): cuadra ${fmt(median(starts.cuadra.map((x) => x.idleRssMb)), 1)} MB (goal ≤ 60), hello ${fmt(median(starts.hello.map((x) => x.idleRssMb)), 1)} MB`,
@@ -415,7 +464,12 @@ async function main() {
     `total bench time: ${fmt((Date.now() - started) / 1000, 1)} s`,
   ];
   console.log(lines.join("\n"));
-  if (results.some((x) => x.wrk.non2xx > 0 || (x.withSyncs?.wrk.non2xx ?? 0) > 0) || syncFailures.length > 0) process.exitCode = 1;
+  if (
+    results.some((x) => x.wrk.non2xx > 0 || (x.withSyncs?.wrk.non2xx ?? 0) > 0 || (x.withWebhook?.wrk.non2xx ?? 0) > 0) ||
+    syncFailures.length > 0 ||
+    hooks.some((h) => h.delivered < h.matches)
+  )
+    process.exitCode = 1;
 }
 
 await main();

@@ -1,7 +1,7 @@
 // What `serve` costs before any payment: a compiled bare Bun.serve hello (the yardstick of every
 // ratio), start to the first /healthz answer, resident memory once idle, and order syncs timed while
 // the events load runs (issue 10's goals: idle RSS ≤ 60 MB, first /healthz ≤ 100 ms, a 100-order
-// sync's p99 ≤ 50 ms under full event load).
+// sync's p99 ≤ 50 ms under full event load), and a loopback webhook receiver (issue 11).
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../test/support/e2e";
@@ -107,4 +107,30 @@ export function percentile(xs: number[], p: number): number {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+/** A webhook receiver on loopback that counts match.created messages (webhook-id deduplicates retries). */
+export function webhookReceiver() {
+  const seen = new Set<string>();
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const body = await req.text();
+      if (body.includes('"match.created"')) seen.add(req.headers.get("webhook-id") ?? "");
+      return new Response(null, { status: 204 });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}/hooks`,
+    count: () => seen.size,
+    async until(n: number, timeoutMs: number): Promise<void> {
+      const deadline = performance.now() + timeoutMs;
+      while (seen.size < n) {
+        if (performance.now() > deadline) throw new Error(`webhook receiver got ${seen.size} of ${n} match.created in ${timeoutMs} ms`);
+        await Bun.sleep(5);
+      }
+    },
+    stop: () => server.stop(true),
+  };
 }
