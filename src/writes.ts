@@ -21,7 +21,7 @@ import {
   deleteEndpoint,
   pruneWebhooks,
   queueTestMessage,
-  recordAttempt,
+  recordAttempts,
   retryMessage,
   rotateSecret,
   updateEndpoint,
@@ -63,8 +63,8 @@ export const writes = {
   queueWebhookTest: (tx: Db, a: { scope: WebhookScope; id: string; now: number }) => queueTestMessage(tx, a.scope, a.id, a.now),
   retryWebhookMessage: (tx: Db, a: { scope: WebhookScope; endpointId: string; messageId: string; now: number }) =>
     retryMessage(tx, a.scope, a.endpointId, a.messageId, a.now),
-  /** One delivery attempt's result (webhooks/delivery.ts). */
-  recordWebhookAttempt: (tx: Db, a: AttemptReport) => recordAttempt(tx, a),
+  /** The results of the delivery attempts that finished since the last such write (webhooks/delivery.ts). */
+  recordWebhookAttempts: (tx: Db, a: { reports: AttemptReport[] }) => recordAttempts(tx, a.reports),
   /** One bounded step of webhook retention (30 days; deleted endpoints). */
   pruneWebhooks: (tx: Db, a: { now: number }) => pruneWebhooks(tx, a.now),
 } satisfies Record<string, (tx: Db, args: never) => unknown>;

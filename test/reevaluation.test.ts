@@ -266,4 +266,26 @@ describe("a long backlog: status changes past the first thousand are written in 
     await new Promise((r) => setTimeout(r, 50));
     expect(statuses(own)).toEqual({ unmatched: N });
   });
+
+  test("each status change written later has its payment.updated; a payment matched before its deferred write gets none", async () => {
+    const own = { tenantId: createTenant(store.db, clock, "Backlog 3").tenant_id, environment: "live" as const };
+    backlog(own);
+    const now = clock.now();
+    await t.writer.run("createWebhookEndpoint", { scope: own, input: { url: "http://127.0.0.1:9/hooks", events: ["payment.updated"] }, sealedSecret: "unused", now });
+    await sync(t, own, [order("BY-HAND", 100)]);
+    const last = `backlog-${N - 1}`; // the newest payment: its change is among the deferred ones
+    // In one group commit: the late order (1 000 changes written now, the rest deferred), then a
+    // person matches the newest payment, before the deferred write runs.
+    await Promise.all([
+      sync(t, own, [order("LATE-7700", 7700, { created_at: now - 11 * HOUR, expires_at: now + HOUR })]),
+      t.writer.run("manualMatch", { scope: own, request: { order_id: "BY-HAND", event_id: last }, now }),
+    ]);
+    await eventually(own, { ambiguous: N - 1, matched: 1 });
+    const updates = store.sqlite
+      .query<{ body: string }, [string]>("SELECT body FROM webhook_messages WHERE tenant_id = ? AND type = 'payment.updated'")
+      .all(own.tenantId)
+      .map((r) => JSON.parse(r.body).data as { event_id: string; match_status: string });
+    expect(updates.filter((u) => u.event_id === last).map((u) => u.match_status)).toEqual(["matched"]);
+    expect(updates.filter((u) => u.match_status === "ambiguous")).toHaveLength(N - 1);
+  });
 });

@@ -9,7 +9,7 @@ import type { Store } from "../store/db";
 import type { SecretBox } from "../store/secret-box";
 import type { Writer } from "../store/writer";
 import { VERSION } from "../version";
-import { dueMessages, PRUNE_BATCH, type DueMessage } from "./endpoints.service";
+import { dueMessages, PRUNE_BATCH, type AttemptReport, type DueMessage } from "./endpoints.service";
 import { DELIVERY_TIMEOUT_MS, parseRetryAfter, type AttemptResult } from "./schedule";
 import { signatureHeader } from "./signature";
 
@@ -90,17 +90,54 @@ export function startDelivery(deps: Deps, opts: DeliveryOptions = {}): WebhookDe
   let lastPrune = -Infinity;
   let failingLogged = false;
 
+  // Opened secrets, by their sealed text (a rotation seals a new one): opening is an AES-GCM
+  // decryption per attempt otherwise. Memory only, like every secret the box uses.
+  const opened = new Map<string, Promise<string>>();
+  const open = (sealed: string) => {
+    let secret = opened.get(sealed);
+    if (!secret) {
+      if (opened.size > 256) opened.clear();
+      opened.set(sealed, (secret = deps.secretBox.open(sealed)));
+      secret.catch(() => opened.delete(sealed));
+    }
+    return secret;
+  };
   const secretsOf = async (m: DueMessage, now: number): Promise<string[]> => {
-    const secrets = [await deps.secretBox.open(m.secretEnc)];
-    if (m.previousSecretEnc && m.previousSecretUntil !== null && m.previousSecretUntil > now) secrets.push(await deps.secretBox.open(m.previousSecretEnc));
+    const secrets = [await open(m.secretEnc)];
+    if (m.previousSecretEnc && m.previousSecretUntil !== null && m.previousSecretUntil > now) secrets.push(await open(m.previousSecretEnc));
     return secrets;
   };
+
+  // Attempts that finish while a record is being written go together in the next write: one
+  // writer round trip for many deliveries when receivers answer fast.
+  let toRecord: { report: AttemptReport; done: (r: Awaited<ReturnType<typeof recordOne>>) => void; failed: (e: unknown) => void }[] = [];
+  let recording = false;
+  const flush = async () => {
+    if (recording || toRecord.length === 0) return;
+    recording = true;
+    const batch = toRecord;
+    toRecord = [];
+    try {
+      const results = await deps.writer.run("recordWebhookAttempts", { reports: batch.map((b) => b.report) });
+      batch.forEach((b, i) => b.done(results[i] ?? null));
+    } catch (e) {
+      for (const b of batch) b.failed(e);
+    } finally {
+      recording = false;
+      void flush();
+    }
+  };
+  const recordOne = (report: AttemptReport) =>
+    new Promise<{ status: string; disabled: string | null } | null>((done, failed) => {
+      toRecord.push({ report, done, failed });
+      void flush();
+    });
 
   const send = async (m: DueMessage): Promise<void> => {
     try {
       const now = deps.clock.now();
       const result = await attempt(m, await secretsOf(m, now), now, timeoutMs);
-      const recorded = await deps.writer.run("recordWebhookAttempt", { messageId: m.id, result, now: deps.clock.now(), random: random() });
+      const recorded = await recordOne({ messageId: m.id, result, now: deps.clock.now(), random: random() });
       if (recorded?.disabled) deps.logger.event("warn", "webhook endpoint disabled", { endpoint_id: m.endpointId, reason: recorded.disabled });
       failingLogged = false;
     } catch (e) {

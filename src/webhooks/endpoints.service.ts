@@ -203,11 +203,19 @@ export function recordAttempt(tx: Db, { messageId, result, now, random }: Attemp
     .where(eq(webhookMessages.id, messageId))
     .run();
   const disable = e.status === "enabled" && e.deletedAt === null ? outcome.endpoint.disable : null;
-  tx.update(webhookEndpoints)
-    .set({ failingSince: outcome.endpoint.failingSince, ...(disable ? { status: "disabled" as const, disabledReason: disable, updatedAt: now } : {}) })
-    .where(eq(webhookEndpoints.id, e.id))
-    .run();
+  // Most attempts succeed on an endpoint that was not failing: its row is then left as it is.
+  if (disable || outcome.endpoint.failingSince !== e.failingSince) {
+    tx.update(webhookEndpoints)
+      .set({ failingSince: outcome.endpoint.failingSince, ...(disable ? { status: "disabled" as const, disabledReason: disable, updatedAt: now } : {}) })
+      .where(eq(webhookEndpoints.id, e.id))
+      .run();
+  }
   return { status: outcome.message.status, disabled: disable };
+}
+
+/** Several attempts' results in one write: the delivery loop hands over what finished meanwhile. */
+export function recordAttempts(tx: Db, reports: readonly AttemptReport[]): ({ status: WebhookMessageStatus; disabled: string | null } | null)[] {
+  return reports.map((r) => recordAttempt(tx, r));
 }
 
 /** Rows removed per step of pruneWebhooks (contract §14: short transactions). */

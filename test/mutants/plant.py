@@ -1,7 +1,8 @@
 # Plants single-line bugs one at a time and runs the matching, duplicate, signing, cursor and commit
 # tests against each (issue 10, part 3). Run from the project root: python3 test/mutants/plant.py [N …]
 # It restores every file it changes. Not part of `bun test`.
-import subprocess, sys, json, shutil
+import subprocess, sys, json, shutil, os
+os.makedirs("/tmp/mut", exist_ok=True)
 M = [
  # matching engine
  ("src/matching/engine.ts", "if (order.status === \"pending\" && now > order.expiresAt) return \"expired\";", "if (order.status === \"pending\" && now >= order.expiresAt) return \"expired\";", "expiry at expires_at exactly"),
@@ -37,8 +38,22 @@ M = [
  # commit
  ("src/store/commit-queue.ts", "if (i > 0 && performance.now() - started > TRANSACTION_BUDGET_MS) {", "if (i > 0 && performance.now() - started > TRANSACTION_BUDGET_MS * 100) {", "budget ignored"),
  ("src/store/commit-queue.ts", "      if (o.ok) item.resolve(o.value);", "      if (o.ok || true) item.resolve(o.ok ? o.value : undefined);", "failed write reported as success"),
+ # webhooks (issue 11)
+ ("src/webhooks/schedule.ts", "if (attempts >= MAX_ATTEMPTS) return", "if (attempts > MAX_ATTEMPTS) return", "a ninth attempt"),
+ ("src/webhooks/schedule.ts", "return Math.round(base * (1 - JITTER + 2 * JITTER * random));", "return Math.round(base * (1 + JITTER * random));", "jitter only upwards"),
+ ("src/webhooks/schedule.ts", "result.retryAfterMs <= MAX_RETRY_AFTER_MS", "result.retryAfterMs < MAX_RETRY_AFTER_MS", "Retry-After of exactly an hour ignored"),
+ ("src/webhooks/schedule.ts", "now - since >= FAILING_DISABLE_MS", "now - since > FAILING_DISABLE_MS", "five days exactly not disabled"),
+ ("src/webhooks/signature.ts", "update(`${messageId}.${timestampSeconds}.${body}`)", "update(`${messageId}.${timestampSeconds}${body}`)", "signed content without its second dot"),
+ ("src/webhooks/outbox.ts", "  return list.includes(type);", "  return list.length > 0;", "endpoint gets types it did not list"),
+ ("src/webhooks/outbox.ts", "WHERE tenant_id = ? AND environment = ? AND status = 'enabled' AND deleted_at IS NULL`", "WHERE tenant_id = ? AND status = 'enabled' AND deleted_at IS NULL`", "live endpoints get test events"),
+ ("src/webhooks/delivery.ts", "redirect: \"manual\"", "redirect: \"follow\"", "redirects followed"),
+ ("src/webhooks/delivery.ts", "m.previousSecretUntil > now", "m.previousSecretUntil > 0", "previous secret signs forever"),
+ ("src/webhooks/endpoints.service.ts", "lt(webhookMessages.seq, before),", "lt(webhookMessages.seq, before + 1),", "messages page repeats its last"),
+ ("src/webhooks/endpoints.service.ts", "        eq(webhookEndpoints.tenantId, scope.tenantId),\n", "", "endpoint lookup not scoped to tenant"),
+ ("src/device/service.ts", "lt(devices.lastHeartbeatAt, now - ONLINE_WINDOW_MS)", "lt(devices.lastHeartbeatAt, now - ONLINE_WINDOW_MS + 1)", "offline 1 ms early"),
+ ("src/matching/status-writes.ts", "if (event && event.matchStatus === r.status) queueWebhook", "if (event) queueWebhook", "payment.updated for a change not made"),
 ]
-TESTS = "test/matching-engine.test.ts test/matching-service.test.ts test/matching-properties.test.ts test/reevaluation.test.ts test/payments-duplicates.test.ts test/device-auth.test.ts test/signing.test.ts test/device-events.test.ts test/connector-feed.test.ts test/connector-views.test.ts test/unit-cursor.test.ts test/writer.test.ts test/concurrency.test.ts test/connector-isolation.test.ts test/connector-manual.test.ts test/events-by-hour.test.ts".split()
+TESTS = "test/matching-engine.test.ts test/matching-service.test.ts test/matching-properties.test.ts test/reevaluation.test.ts test/payments-duplicates.test.ts test/device-auth.test.ts test/signing.test.ts test/device-events.test.ts test/connector-feed.test.ts test/connector-views.test.ts test/unit-cursor.test.ts test/writer.test.ts test/concurrency.test.ts test/connector-isolation.test.ts test/connector-manual.test.ts test/events-by-hour.test.ts test/webhooks-schedule.test.ts test/webhooks-http.test.ts".split()
 only = set(int(x) for x in sys.argv[1:]) if len(sys.argv) > 1 else None
 res = []
 for i,(f,old,new,name) in enumerate(M):
