@@ -36,6 +36,17 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
   }
 }
 
+/** The receiver holds every request until the returned function is called (then answers 204). */
+function holdAnswers(receiver: Receiver): () => void {
+  let release = () => {};
+  const hung = new Promise<void>((r) => (release = r));
+  receiver.answer = async () => {
+    await hung;
+    return new Response(null, { status: 204 });
+  };
+  return release;
+}
+
 beforeAll(async () => {
   server = await startServer({ dataDir: temp.dataDir() });
   const t = await cli(server.dataDir, ["tenant", "create", "--name", "Bodega Rosa", "--json"]);
@@ -115,12 +126,7 @@ test("a receiver that fails first gets the message again; a 410 disables the end
 
 test("a receiver that hangs does not hold up the phones' events", async () => {
   rx = startReceiver();
-  let release = () => {};
-  const hung = new Promise<void>((r) => (release = r));
-  rx.answer = async () => {
-    await hung;
-    return new Response(null, { status: 204 });
-  };
+  const release = holdAnswers(rx);
   const e = (await call(liveKey, "POST", "/webhooks", { url: rx.url, events: ["payment.received"] })).body;
   try {
     const first = phoneEvent({ amount: 101 });
@@ -139,12 +145,7 @@ test("a receiver that hangs does not hold up the phones' events", async () => {
 
 test("SIGKILL with a message in flight: after the restart it is delivered", async () => {
   rx = startReceiver();
-  let release = () => {};
-  const hung = new Promise<void>((r) => (release = r));
-  rx.answer = async () => {
-    await hung;
-    return new Response(null, { status: 204 });
-  };
+  const release = holdAnswers(rx);
   const e = (await call(liveKey, "POST", "/webhooks", { url: rx.url, events: ["webhook.test"] })).body;
   const { message_id } = (await call(liveKey, "POST", `/webhooks/${e.id}/test`)).body;
   await rx.waitFor(1);
