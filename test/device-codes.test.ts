@@ -6,7 +6,7 @@ import { runCli } from "../src/cli/framework";
 import { CODE_ALPHABET, createActivationCode, formatCode, normalizeCode } from "../src/device/codes";
 import { sha256Hex } from "../src/ids";
 import { secretHash } from "../src/store/secret-hash";
-import { isOnline } from "../src/device/service";
+import { isOnline } from "../src/device/model";
 import { ManualClock } from "../src/clock";
 import { activatePhone } from "./support/device";
 import { makeTestApp } from "./support/harness";

@@ -1,7 +1,7 @@
 // contract §7: POST /device/v1/heartbeat — health snapshot, liveness by signed time, license and news.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { isOnline } from "../src/device/service";
+import { isOnline } from "../src/device/model";
 import { devices } from "../src/store/schema";
 import { addNews, setLicense } from "../src/tenants/service";
 import { activatePhone, signedRequest, type Phone } from "./support/device";

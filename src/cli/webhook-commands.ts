@@ -1,6 +1,6 @@
 // `cuadra webhook add|list|remove` (contract §15): the same services as the connector routes, on
 // the command's own connection (like every command, safe while serve runs).
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { DomainError } from "../errors";
 import type { Db } from "../store/db";
 import { webhookEndpoints } from "../store/schema";
@@ -65,10 +65,9 @@ export const webhookCommands: Command[] = [
       return db
         .select()
         .from(webhookEndpoints)
-        .where(eq(webhookEndpoints.tenantId, tenantId))
+        .where(and(eq(webhookEndpoints.tenantId, tenantId), isNull(webhookEndpoints.deletedAt)))
         .orderBy(webhookEndpoints.createdAt, webhookEndpoints.id)
         .all()
-        .filter((e) => e.deletedAt === null)
         .map((e) => ({ ...endpointView(e), environment: e.environment }));
     },
     human: (rows: (ReturnType<typeof endpointView> & { environment: string })[]) =>

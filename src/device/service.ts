@@ -9,8 +9,6 @@ import { deviceView } from "../connector/views";
 import { queueWebhook } from "../webhooks/outbox";
 import { isOnline, ONLINE_WINDOW_MS, type HeartbeatRequestSchema } from "./model";
 
-export { isOnline };
-
 export type Heartbeat = Static<typeof HeartbeatRequestSchema>;
 
 /** The health fields kept on the device: everything but news_after, with the signed time of the report. */

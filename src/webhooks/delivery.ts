@@ -80,8 +80,9 @@ export function startDelivery(deps: Deps, opts: DeliveryOptions = {}): WebhookDe
   const random = opts.random ?? Math.random;
   const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
 
-  const inFlight = new Set<string>();
-  const byEndpoint = new Map<string, number>();
+  /** Message id → its endpoint, for the attempts under way (at most `concurrency`). */
+  const inFlight = new Map<string, string>();
+  const busy = (endpointId: string) => [...inFlight.values()].filter((e) => e === endpointId).length;
   const running = new Set<Promise<void>>();
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -146,9 +147,6 @@ export function startDelivery(deps: Deps, opts: DeliveryOptions = {}): WebhookDe
       failingLogged = true;
     } finally {
       inFlight.delete(m.id);
-      const left = (byEndpoint.get(m.endpointId) ?? 1) - 1;
-      if (left > 0) byEndpoint.set(m.endpointId, left);
-      else byEndpoint.delete(m.endpointId);
       look();
     }
   };
@@ -162,18 +160,15 @@ export function startDelivery(deps: Deps, opts: DeliveryOptions = {}): WebhookDe
   async function lookOnce(): Promise<void> {
     const now = deps.clock.now();
     await prune(now);
-    const free = concurrency - inFlight.size;
-    if (free <= 0) return;
+    if (inFlight.size >= concurrency) return;
     // Up to perEndpoint rows per endpoint: the ones in flight are among them (still pending and due).
-    const due = dueMessages(deps.reader, now, (endpointId) => ((byEndpoint.get(endpointId) ?? 0) >= perEndpoint ? 0 : perEndpoint)).filter(
+    const due = dueMessages(deps.reader, now, (endpointId) => (busy(endpointId) >= perEndpoint ? 0 : perEndpoint)).filter(
       (m) => !inFlight.has(m.id),
     );
     for (const m of due) {
       if (inFlight.size >= concurrency) break;
-      const busy = byEndpoint.get(m.endpointId) ?? 0;
-      if (busy >= perEndpoint) continue;
-      inFlight.add(m.id);
-      byEndpoint.set(m.endpointId, busy + 1);
+      if (busy(m.endpointId) >= perEndpoint) continue;
+      inFlight.set(m.id, m.endpointId);
       const p = send(m);
       running.add(p);
       void p.finally(() => running.delete(p));

@@ -68,19 +68,12 @@ function eventList(events: readonly string[] | undefined): string {
   return JSON.stringify(WEBHOOK_EVENT_TYPES.filter((t) => events.includes(t)));
 }
 
+/** The scope's endpoints that are not deleted: every lookup of a caller's endpoints starts here. */
+const inScope = (scope: WebhookScope) =>
+  and(eq(webhookEndpoints.tenantId, scope.tenantId), eq(webhookEndpoints.environment, scope.environment), isNull(webhookEndpoints.deletedAt));
+
 function findEndpoint(db: Db, scope: WebhookScope, id: string): EndpointRow {
-  const row = db
-    .select()
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.id, id),
-        eq(webhookEndpoints.tenantId, scope.tenantId),
-        eq(webhookEndpoints.environment, scope.environment),
-        isNull(webhookEndpoints.deletedAt),
-      ),
-    )
-    .get();
+  const row = db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), inScope(scope))).get();
   if (!row) throw new DomainError("webhook_not_found", `No webhook endpoint ${id}`, { id });
   return row;
 }
@@ -98,7 +91,7 @@ export function createEndpoint(tx: Db, scope: WebhookScope, input: NewEndpoint, 
   const count = tx
     .select({ n: sql<number>`count(*)` })
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.tenantId, scope.tenantId), eq(webhookEndpoints.environment, scope.environment), isNull(webhookEndpoints.deletedAt)))
+    .where(inScope(scope))
     .get()!.n;
   if (count >= MAX_ENDPOINTS) {
     throw new DomainError("webhook_limit_reached", `At most ${MAX_ENDPOINTS} webhook endpoints per tenant and environment; delete one first`, { max_endpoints: MAX_ENDPOINTS });
@@ -249,7 +242,7 @@ export function listEndpoints(store: Store, scope: WebhookScope): { data: Endpoi
   const rows = store.db
     .select()
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.tenantId, scope.tenantId), eq(webhookEndpoints.environment, scope.environment), isNull(webhookEndpoints.deletedAt)))
+    .where(inScope(scope))
     .orderBy(webhookEndpoints.createdAt, webhookEndpoints.id)
     .all();
   return { data: rows.map(endpointView) };

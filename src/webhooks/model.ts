@@ -17,7 +17,7 @@ const EventType = () =>
   );
 
 const Url = (description: string) => T.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description, examples: ["https://shop.example/cuadra/webhooks"] });
-const EventTypes = (description: string) => T.Array(EventType(), { minItems: 1, uniqueItems: false, description, examples: [["match.created", "payment.received"]] });
+const EventTypes = (description: string) => T.Array(EventType(), { minItems: 1, description, examples: [["match.created", "payment.received"]] });
 const Description = () => OrNull(T.String({ maxLength: 256, examples: ["Tienda online"] }), "A note for people: what this endpoint is for");
 
 export const CreateEndpointBodySchema = T.Object({

@@ -49,7 +49,7 @@ M = [
  ("src/webhooks/delivery.ts", "redirect: \"manual\"", "redirect: \"follow\"", "redirects followed"),
  ("src/webhooks/delivery.ts", "m.previousSecretUntil > now", "m.previousSecretUntil > 0", "previous secret signs forever"),
  ("src/webhooks/endpoints.service.ts", "lt(webhookMessages.seq, before),", "lt(webhookMessages.seq, before + 1),", "messages page repeats its last"),
- ("src/webhooks/endpoints.service.ts", "        eq(webhookEndpoints.tenantId, scope.tenantId),\n", "", "endpoint lookup not scoped to tenant"),
+ ("src/webhooks/endpoints.service.ts", "and(eq(webhookEndpoints.tenantId, scope.tenantId), eq(webhookEndpoints.environment", "and(eq(webhookEndpoints.environment", "endpoint lookup not scoped to tenant"),
  ("src/device/service.ts", "lt(devices.lastHeartbeatAt, now - ONLINE_WINDOW_MS)", "lt(devices.lastHeartbeatAt, now - ONLINE_WINDOW_MS + 1)", "offline 1 ms early"),
  ("src/matching/status-writes.ts", "if (event && event.matchStatus === r.status) queueWebhook", "if (event) queueWebhook", "payment.updated for a change not made"),
 ]
