@@ -62,6 +62,17 @@ describe.skipIf(!CHROMIUM)("the Swagger page at /docs, in Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  test("on a phone (360 px) nothing runs past the screen: the long section texts (signing, webhooks) wrap", async () => {
+    const phone = await browser.newPage({ viewport: { width: 360, height: 800 } });
+    try {
+      await phone.goto(`${server.url}/docs`, { waitUntil: "networkidle" });
+      await phone.waitForSelector("#operations-tag-Webhooks");
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    } finally {
+      await phone.close();
+    }
+  });
+
   test("the security schemes are offered under Authorize", async () => {
     await page.click("button.authorize");
     const dialog = page.locator(".dialog-ux .modal-ux");

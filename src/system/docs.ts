@@ -23,13 +23,30 @@ export const FAVICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0a7d4f"/>' +
   '<path d="M8 17l5 5 11-12" fill="none" stroke="#fff" stroke-width="4" stroke-linecap="round" stroke-linejoin="round"/></svg>';
 
+/**
+ * Swagger UI sets a section's name beside its description; on a phone the long descriptions (how to
+ * sign, how to verify a webhook) then ran 1 000 px past the screen. Below 700 px the description
+ * goes under the name, and its code wraps.
+ */
+const NARROW_SCREEN_CSS = `
+@media (max-width: 700px) {
+  .swagger-ui .opblock-tag { flex-wrap: wrap; }
+  .swagger-ui .opblock-tag small { flex: 1 1 100%; min-width: 0; padding: 0 0 8px; }
+  .swagger-ui .opblock-tag small code, .swagger-ui .opblock-tag small pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+}
+`;
+
+/** The stylesheet with the narrow-screen rules after it, read from the binary once. */
+let stylesheet: Promise<string> | null = null;
+
 export const docsAssets = new Elysia({ name: "docs-assets" })
   .get(
     "/docs/assets/:name",
-    ({ params }) => {
+    async ({ params }) => {
       const asset = ASSETS[params.name as keyof typeof ASSETS];
       if (!asset) throw new ApiError("not_found", `No documentation asset ${params.name}`);
-      return new Response(Bun.file(asset.file), {
+      const body = asset.file === swaggerCss ? await (stylesheet ??= Bun.file(swaggerCss).text().then((css) => css + NARROW_SCREEN_CSS)) : Bun.file(asset.file);
+      return new Response(body, {
         headers: { "content-type": asset.type, "cache-control": "public, max-age=86400" },
       });
     },
