@@ -3,6 +3,7 @@
 import type { Clock } from "./clock";
 import type { RateLimiters } from "./http/rate-limit";
 import type { Logger } from "./log";
+import type { Recognise } from "./notifications/recogniser";
 import type { Store } from "./store/db";
 import type { SecretBox } from "./store/secret-box";
 import type { Writer } from "./store/writer";
@@ -22,4 +23,6 @@ export interface AppDeps {
   limiters: RateLimiters;
   secretBox: SecretBox;
   config: AppConfig;
+  /** Reads wallet notifications (contract §16): the box's own formats, or a test's. */
+  recognise: Recognise;
 }

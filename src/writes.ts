@@ -5,7 +5,9 @@
 // from its caller: the one clock stays on the HTTP thread.
 //
 // The path of a payment event: device/events.ts (HTTP) → payments/ingest.ts (idempotency) →
-// here (storeEvent) → payments/store-event.ts (duplicates, matching/service.ts, the insert).
+// here (storeEvent) → payments/store-event.ts (duplicates, matching/service.ts, the insert). A
+// notification event is read on the HTTP thread (notifications/recogniser.ts), then takes the same
+// path through storeNotification (notifications/store.ts).
 import { acknowledge, manualMatch, type ManualMatchRequest } from "./connector/matches.service";
 import { syncOrders, type OrderInput } from "./connector/orders.service";
 import { activateDevice, type NewDevice } from "./device/activation.service";
@@ -13,6 +15,7 @@ import { recordHeartbeat, reportOfflineDevices, type HeartbeatReport } from "./d
 import { expireOrders } from "./matching/service";
 import { writeDeferredStatuses } from "./matching/status-writes";
 import type { Scope } from "./matching/store";
+import { rereadNotifications, storeNotification, type NotificationJob, type Rereading } from "./notifications/store";
 import { moveDueRecentEvents } from "./payments/recent-events";
 import { ingestStatementsOf, storeEvent, type StoreJob } from "./payments/store-event";
 import type { Db } from "./store/db";
@@ -34,6 +37,10 @@ import type { WebhookScope } from "./webhooks/outbox";
 export const writes = {
   /** contract §6: a payment event, its duplicate check and its match. */
   storeEvent: (tx: Db, job: StoreJob) => storeEvent(tx, ingestStatementsOf(tx), job),
+  /** contract §16: a notification for the box to read, read by the caller; a payment is stored as storeEvent stores one. */
+  storeNotification: (tx: Db, job: NotificationJob) => storeNotification(tx, job),
+  /** contract §16: unrecognised notifications read again (at start, `cuadra notifications reparse`). */
+  rereadNotifications: (tx: Db, a: { readings: Rereading[]; now: number }) => rereadNotifications(tx, a.readings, a.now),
   /** contract §9, §10: an order sync and the re-evaluation it causes. */
   syncOrders: (tx: Db, a: { scope: Scope; orders: OrderInput[]; now: number }) => syncOrders(tx, a.scope, a.orders, a.now),
   /** contract §11 */

@@ -140,6 +140,7 @@ describe("GET /connector/v1/devices", () => {
       last_seen_at: now - 1000,
       last_heartbeat_at: now - 180_000,
       health: { battery_level: 80, charging: true, queue_depth: 2, app_version: "1.1.0" },
+      notifications: { payment: 0, not_a_payment: 0, unrecognized: 0, last_unrecognized_at: null },
     });
     expect(res.body.data[2].health).toEqual({});
     t.clock.advance(1);

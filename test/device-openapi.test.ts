@@ -4,6 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ActivationRequestSchema, HeartbeatRequestSchema } from "../src/device/model";
 import { PaymentEventSchema } from "../src/payments/model";
+import { NotificationEventSchema } from "../src/notifications/model";
 import { makeTestApp } from "./support/harness";
 
 const t = await makeTestApp();
@@ -73,20 +74,30 @@ test.each<[string, string, string, Record<string, string[]>]>([
   expect(op).toBeDefined();
   expect(op.tags).toEqual(["Device"]);
   expect(op.responses[success].content["application/json"].schema).toBeDefined();
-  expect(op.responses[success].content["application/json"].example).toBeDefined();
+  const answer = op.responses[success].content["application/json"];
+  expect(answer.example ?? answer.examples).toBeDefined();
   expect(documentedErrors(op)).toEqual(errors);
   if ("401" in errors) {
     expect(op.security).toEqual([{ DeviceSignature: [] }]);
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["X-Device-Id", "X-Timestamp", "X-Signature-Alg", "X-Signature"]));
     expect(op.responses["401"].headers["WWW-Authenticate"]).toBeDefined();
   }
-  if (method === "post") expect(op.requestBody.content["application/json"].example).toBeDefined();
+  if (method === "post") {
+    const body = op.requestBody.content["application/json"];
+    expect(body.example ?? body.examples).toBeDefined();
+  }
 });
 
 test("the documented request examples are valid bodies", () => {
   const example = (path: string) => doc.paths[path].post.requestBody.content["application/json"].example;
   expect(TypeCompiler.Compile(ActivationRequestSchema).Check(example("/device/v1/activation"))).toBe(true);
-  expect(TypeCompiler.Compile(PaymentEventSchema).Check(example("/device/v1/events"))).toBe(true);
+  const events = doc.paths["/device/v1/events"].post.requestBody.content["application/json"].examples;
+  // One example per wallet format of contract §16, and the payment event; each a valid body of its kind.
+  expect(Object.keys(events)).toEqual(["payment", "yape", "yape_full_name", "plin_interbank", "plin_bbva", "bbva_qr", "not_a_payment", "redacted"]);
+  for (const [name, { value }] of Object.entries<{ value: { kind: string } }>(events)) {
+    const schema = name === "payment" ? PaymentEventSchema : NotificationEventSchema;
+    expect(TypeCompiler.Compile(schema).Check(value)).toBe(true);
+  }
   expect(TypeCompiler.Compile(HeartbeatRequestSchema).Check(example("/device/v1/heartbeat"))).toBe(true);
 });
 
@@ -103,7 +114,8 @@ test("the heartbeat's text fields are documented with their bound", () => {
 });
 
 test("integers render as integers, not string-or-integer", () => {
-  const props = resolve(doc.paths["/device/v1/events"].post.requestBody.content["application/json"].schema).properties;
+  const kinds = resolve(doc.paths["/device/v1/events"].post.requestBody.content["application/json"].schema).anyOf.map(resolve);
+  const props = kinds.find((k: any) => k.properties.amount).properties;
   expect(props.amount.type).toBe("integer");
   expect(props.occurred_at.type).toBe("integer");
   expect(props.amount.anyOf).toBeUndefined();

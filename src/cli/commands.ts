@@ -18,6 +18,7 @@ import { VERSION } from "../version";
 import { readEnvironment, readInt, requireString, UsageError, type Command } from "./framework";
 import { initHuman, initialise, qr } from "./init";
 import { serveCommand } from "./serve";
+import { notificationCommands } from "./notification-commands";
 import { webhookCommands } from "./webhook-commands";
 
 const tenantOpt = { tenant: { type: "string", value: "ID", required: true, description: "Tenant id (ten_…)" } } as const;
@@ -145,6 +146,7 @@ export const commands: Command[] = [
     },
   },
   ...webhookCommands,
+  ...notificationCommands,
   {
     path: ["backup"],
     summary: "Write a consistent copy of the database (safe while the server runs)",

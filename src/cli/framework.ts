@@ -2,6 +2,7 @@
 // exit codes of contract §1 (0 ok, 2 usage error, 1 any other failure; errors are one stderr line).
 import { parseArgs } from "node:util";
 import type { Clock } from "../clock";
+import { recognise, type Recognise } from "../notifications/recogniser";
 import { openStore, type Store } from "../store/db";
 
 export class UsageError extends Error {}
@@ -18,6 +19,8 @@ export interface CommandContext {
   dataDir: string;
   json: boolean;
   clock: Clock;
+  /** The wallet formats this box reads (contract §16). */
+  recognise: Recognise;
   /** Opens the database on first use (so --help never touches the data dir). */
   store(): Store;
   out(text: string): void;
@@ -87,6 +90,8 @@ function defaultHuman(result: unknown): string {
 export interface RunOptions {
   env: Record<string, string | undefined>;
   clock: Clock;
+  /** The box's own formats unless a test brings others. */
+  recognise?: Recognise;
   out?: (text: string) => void;
   err?: (text: string) => void;
 }
@@ -153,6 +158,7 @@ export async function runCli(commands: Command[], argv: string[], ro: RunOptions
     dataDir,
     json: values.json === true,
     clock: ro.clock,
+    recognise: ro.recognise ?? recognise,
     store: () => (store ??= openStore(dataDir)),
     out,
     err,

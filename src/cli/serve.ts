@@ -11,6 +11,7 @@ import { newId } from "../ids";
 import { sweepExpiredOrders } from "../matching/service";
 import { offlineDue } from "../device/service";
 import { startDelivery, type WebhookDelivery } from "../webhooks/delivery";
+import { reparseThroughWriter } from "../notifications/reparse";
 import { recentEventsMover } from "../payments/recent-events";
 import { lockDataDir } from "../store/data-dir";
 import { readerOnly } from "../store/db";
@@ -174,6 +175,7 @@ async function serveHeld(
     limiters: createRateLimiters(ctx.clock, scale),
     secretBox,
     config: { publicUrl: publicUrl?.replace(/\/+$/, "") },
+    recognise: ctx.recognise,
   });
 
   if (stop.requested()) {
@@ -263,6 +265,11 @@ async function serveHeld(
   };
   void sweep();
   const sweeper = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+  // contract §16: notifications no earlier version could read are read again with this one's formats.
+  void reparseThroughWriter({ store, writer, clock: ctx.clock, recognise: ctx.recognise }).then(
+    (r) => r.read > 0 && logger.event("info", "unrecognised notifications read again", { ...r }),
+    (e) => logger.event("error", "reading notifications again failed", { error: (e as Error).message }),
+  );
   // contract §15: queued webhook messages, those left by a crash or a stop included.
   const delivery = startDelivery({ reader: store, writer, clock: ctx.clock, logger, secretBox });
 

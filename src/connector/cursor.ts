@@ -11,7 +11,7 @@ import { createCipheriv, createDecipheriv, createHmac } from "node:crypto";
 import { DomainError } from "../errors";
 import { perConnection, type Db, type Store } from "../store/db";
 
-export type CursorKind = "match" | "event" | "message";
+export type CursorKind = "match" | "event" | "message" | "notification";
 
 export interface CursorScope {
   tenantId: string;
@@ -19,9 +19,9 @@ export interface CursorScope {
 }
 
 /** One letter per kind before the block, so that a cursor says which feed it is for. */
-const PREFIX: Record<CursorKind, string> = { match: "m", event: "e", message: "w" };
+const PREFIX: Record<CursorKind, string> = { match: "m", event: "e", message: "w", notification: "n" };
 /** A prefix letter and 16 bytes as base64url. */
-const CURSOR = /^[mew][A-Za-z0-9_-]{22}$/;
+const CURSOR = /^[mewn][A-Za-z0-9_-]{22}$/;
 
 export interface Cursors {
   encode(kind: CursorKind, scope: CursorScope, seq: number): string;

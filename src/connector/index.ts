@@ -9,6 +9,7 @@ import { matchRoutes } from "./matches";
 import { orderRoutes } from "./orders";
 import { testPaymentRoutes } from "./test-payments";
 import { webhookRoutes } from "../webhooks/routes";
+import { notificationRoutes } from "../notifications/routes";
 
 export const connectorRoutes = (deps: AppDeps) => {
   const authenticate = connectorAuthenticator(deps);
@@ -17,6 +18,7 @@ export const connectorRoutes = (deps: AppDeps) => {
     .use(matchRoutes(deps, authenticate))
     .use(eventViewRoutes(deps, authenticate))
     .use(deviceViewRoutes(deps, authenticate))
+    .use(notificationRoutes(deps, authenticate))
     .use(testPaymentRoutes(deps, authenticate))
     .use(webhookRoutes(deps, authenticate));
 };

@@ -1,6 +1,7 @@
 // Schemas of the connector surface (contract §9–§12): request bodies, the Order, Match, event and
 // device records, and the examples shown in /docs. Validation uses these same schemas
 // (src/http/validation.ts), so the documentation is the check.
+import { NotificationCountsSchema } from "../notifications/model";
 import { Amount, Currency, EpochMs, Int, named, Nullable, T } from "../http/schemas";
 import { EXAMPLE_SCOPE, exampleCursors } from "./cursor";
 
@@ -161,6 +162,7 @@ export const DeviceViewSchema = T.Object({
   last_seen_at: Nullable(EpochMs()),
   last_heartbeat_at: Nullable(EpochMs("Signed timestamp of the newest heartbeat")),
   health: HealthSchema,
+  notifications: NotificationCountsSchema,
 });
 
 export const DevicesResponseSchema = T.Object({ data: T.Array(DeviceViewSchema) });
@@ -249,6 +251,7 @@ export const EXAMPLE_DEVICE = {
   last_seen_at: EXAMPLE_NOW - 20_000,
   last_heartbeat_at: EXAMPLE_NOW - 20_000,
   health: { battery_level: 82, charging: true, notification_access: true, listener_connected: true, network: "wifi", queue_depth: 0 },
+  notifications: { payment: 41, not_a_payment: 12, unrecognized: 1, last_unrecognized_at: EXAMPLE_NOW - 3_600_000 },
 };
 
 named({

@@ -11,6 +11,7 @@ import * as schema from "../store/schema";
 import { cursorsOf } from "./cursor";
 import { MATCH_STATUSES } from "./model";
 import { deviceView, eventView } from "./views";
+import { NO_NOTIFICATIONS, notificationCounts } from "../notifications/views";
 
 const { events, devices } = schema;
 const p = sql.placeholder;
@@ -68,9 +69,12 @@ export function listEvents(store: Store, scope: Scope, status: MatchStatus | und
 
 /** contract §12: the tenant's phones in this environment, with liveness from signed heartbeats. */
 export function listDevices(store: Store, scope: Scope, now: number) {
-  return {
-    data: viewStatements(store.db)
-      .devices.all({ ...scope })
-      .map((d) => deviceView(d, now)),
-  };
+  return store.db.transaction(() => {
+    const counts = notificationCounts(store.db, scope, now);
+    return {
+      data: viewStatements(store.db)
+        .devices.all({ ...scope })
+        .map((d) => deviceView(d, now, counts.get(d.id) ?? NO_NOTIFICATIONS)),
+    };
+  });
 }

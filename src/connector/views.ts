@@ -4,6 +4,7 @@ import type { EventRow, MatchRow, OrderRow } from "../matching/store";
 import { isOnline } from "../device/model";
 import type { devices } from "../store/schema";
 import type { Cursors } from "./cursor";
+import type { NotificationCounts } from "../notifications/views";
 
 /** A Match; its cursor is made by `cursors` for the match's own tenant and environment. */
 export function matchView(m: MatchRow, cursors: Cursors) {
@@ -92,8 +93,11 @@ function healthOf(json: string | null): Record<string, unknown> {
   return out;
 }
 
-/** A phone as §12 `GET /devices` shows it (and the `device.online`/`device.offline` webhooks). */
-export function deviceView(d: typeof devices.$inferSelect, now: number) {
+/**
+ * A phone as §12 `GET /devices` shows it (and the `device.online`/`device.offline` webhooks), with
+ * its notifications of the last 7 days (§16, notifications/views.ts).
+ */
+export function deviceView(d: typeof devices.$inferSelect, now: number, notifications: NotificationCounts) {
   const health = healthOf(d.health);
   return {
     device_id: d.id,
@@ -106,5 +110,6 @@ export function deviceView(d: typeof devices.$inferSelect, now: number) {
     last_seen_at: d.lastSeenAt,
     last_heartbeat_at: d.lastHeartbeatAt,
     health,
+    notifications,
   };
 }

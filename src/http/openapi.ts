@@ -17,11 +17,14 @@ export interface OperationDoc {
   operationId?: string;
   body?: TSchema;
   bodyExample?: unknown;
+  /** Several named request examples instead of one (each `{summary, value}`). */
+  bodyExamples?: Record<string, { summary: string; description?: string; value: unknown }>;
   success: {
     status: number;
     description: string;
     schema: TSchema;
     example?: unknown;
+    examples?: Record<string, { summary: string; description?: string; value: unknown }>;
     headers?: Record<string, { description: string; schema?: Record<string, unknown> }>;
   };
   /** Errors this route can answer, beyond the ones every route shares. */
@@ -77,7 +80,11 @@ export function describe(doc: OperationDoc): { detail: Record<string, unknown> }
           requestBody: {
             required: true,
             content: {
-              "application/json": { schema: doc.body, ...(doc.bodyExample !== undefined ? { example: doc.bodyExample } : {}) },
+              "application/json": {
+                schema: doc.body,
+                ...(doc.bodyExample !== undefined ? { example: doc.bodyExample } : {}),
+                ...(doc.bodyExamples ? { examples: doc.bodyExamples } : {}),
+              },
             },
           },
         }
@@ -90,6 +97,7 @@ export function describe(doc: OperationDoc): { detail: Record<string, unknown> }
           "application/json": {
             schema: doc.success.schema,
             ...(doc.success.example !== undefined ? { example: doc.success.example } : {}),
+            ...(doc.success.examples ? { examples: doc.success.examples } : {}),
           },
         },
       },

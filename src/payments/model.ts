@@ -24,13 +24,17 @@ export const RawNotificationSchema = T.Object(
   { description: "The notification as the phone saw it, for a person to read; never used for matching" },
 );
 
+/** contract §6: the phone's id of an event, of either kind. */
+export const EventId = () =>
+  T.String({
+    pattern: "^[A-Za-z0-9._:-]{1,64}$",
+    description: "The phone's id for this event, 1–64 of `[A-Za-z0-9._:-]`; a UUID is recommended. Repeat it in `Idempotency-Key`.",
+    examples: ["0b7f6a5e-2c1d-4e8f-9a3b-5c6d7e8f9a0b"],
+  });
+
 export const PaymentEventSchema = T.Object(
   {
-    event_id: T.String({
-      pattern: "^[A-Za-z0-9._:-]{1,64}$",
-      description: "The phone's id for this event, 1–64 of `[A-Za-z0-9._:-]`; a UUID is recommended. Repeat it in `Idempotency-Key`.",
-      examples: ["0b7f6a5e-2c1d-4e8f-9a3b-5c6d7e8f9a0b"],
-    }),
+    event_id: EventId(),
     // `const` is for the document: TypeBox does not check it on a string, so other kinds reach
     // checkPaymentEvent and get their own code (contract §6).
     kind: T.String({ const: PAYMENT_RECEIVED, description: "Only `payment.received`; other kinds are `400 unsupported_event_kind`", examples: [PAYMENT_RECEIVED] }),
@@ -120,10 +124,15 @@ export function checkPaymentEvent(body: PaymentEvent, now: number): void {
     });
   }
   checkCurrency(body.currency);
-  if (body.occurred_at > now + MAX_FUTURE_MS) {
+  checkOccurredAt(body.occurred_at, now);
+}
+
+/** contract §6: when the phone saw it, as any event of either kind must say. */
+export function checkOccurredAt(occurredAt: number, now: number): void {
+  if (occurredAt > now + MAX_FUTURE_MS) {
     throw invalid([{ field: "/occurred_at", message: `is more than ${MAX_FUTURE_MS} ms ahead of server time ${now}` }]);
   }
-  if (body.occurred_at < now - MAX_AGE_MS) {
+  if (occurredAt < now - MAX_AGE_MS) {
     throw new DomainError("event_too_old", "occurred_at is more than 30 days ago", {
       errors: [{ field: "/occurred_at", message: "is more than 30 days ago" }],
     });

@@ -30,7 +30,8 @@ export interface StoreJob {
   now: number;
 }
 
-export type StoreOutcome = { receipt: EventReceipt } | { replay: StoredAnswer };
+/** The first answer of a new event, or the stored one of an event seen before. */
+export type StoreOutcome<R = EventReceipt> = { receipt: R } | { replay: StoredAnswer };
 
 /** The first answer to an event, kept for its replays. */
 export interface StoredAnswer {
@@ -39,10 +40,14 @@ export interface StoredAnswer {
   response_body: string;
 }
 
+/**
+ * The stored first answer to this scope's `eventId`, if any. A phone's event_ids are one space for
+ * both kinds (contract §6, §16): a notification that was no payment has no event row, so its own
+ * table is asked too.
+ */
 export function findExisting(stmts: Statements, scope: IngestScope, eventId: string): StoredAnswer | null {
-  return scope.deviceId !== null
-    ? stmts.findByDevice.get(scope.deviceId, eventId)
-    : stmts.findWithoutDevice.get(eventId, scope.tenantId, scope.environment);
+  if (scope.deviceId === null) return stmts.findWithoutDevice.get(eventId, scope.tenantId, scope.environment);
+  return stmts.findByDevice.get(scope.deviceId, eventId) ?? stmts.findNotification.get(scope.deviceId, eventId);
 }
 
 /** Runs inside the commit queue's transaction: everything here is synchronous. */
@@ -53,6 +58,30 @@ export function storeEvent(tx: Db, stmts: Statements, job: StoreJob): StoreOutco
   const existing = findExisting(stmts, scope, body.event_id);
   if (existing) return { replay: existing };
   checkPaymentEvent(body, now);
+  const stored = storePayment(tx, stmts, scope, body, hash, now, (match): EventReceipt => ({
+    event_id: body.event_id,
+    status: "accepted",
+    received_at: now,
+    match,
+  }));
+  return "replay" in stored ? stored : { receipt: stored.answer };
+}
+
+/**
+ * Stores a new payment, checked already, and matches it: duplicates across phones, the matching
+ * engine's decision, the insert in its final state with `answer` (built from the match) kept for
+ * replays, the match, and `payment.received`. The one path of every payment: a phone's event, a test
+ * payment, a notification read as a payment (at once or when read again).
+ */
+export function storePayment<A>(
+  tx: Db,
+  stmts: Statements,
+  scope: IngestScope,
+  body: PaymentEvent,
+  hash: string,
+  now: number,
+  answer: (match: EventReceipt["match"]) => A,
+): { seq: number; answer: A } | { replay: StoredAnswer } {
   const report: Report = {
     deviceId: scope.deviceId,
     source: body.source,
@@ -74,12 +103,7 @@ export function storeEvent(tx: Db, stmts: Statements, job: StoreJob): StoreOutco
         payerName: report.payerName,
         securityCode: report.securityCode,
       });
-  const receipt: EventReceipt = {
-    event_id: body.event_id,
-    status: "accepted",
-    received_at: now,
-    match: { status: outcome.status, order_id: outcome.orderId },
-  };
+  const stored = answer({ status: outcome.status, order_id: outcome.orderId });
 
   const inserted = stmts.insert.get(
     body.event_id,
@@ -98,7 +122,7 @@ export function storeEvent(tx: Db, stmts: Statements, job: StoreJob): StoreOutco
     body.raw ? JSON.stringify(body.raw) : null,
     hash,
     201,
-    JSON.stringify(receipt),
+    JSON.stringify(stored),
     outcome.status,
     outcome.orderId,
     original?.eventId ?? null,
@@ -135,7 +159,7 @@ export function storeEvent(tx: Db, stmts: Statements, job: StoreJob): StoreOutco
   }
   if (scope.deviceId !== null) stmts.touchDevice.run(now, scope.deviceId);
   queueWebhook(tx, scope, "payment.received", () => eventView(matchingStatements(tx).eventBySeq.get({ seq: inserted.seq })!), now);
-  return { receipt };
+  return { seq: inserted.seq, answer: stored };
 }
 
 function duplicateCandidates(stmts: Statements, scope: IngestScope, r: Report): StoredReport[] {
@@ -162,6 +186,7 @@ function duplicateCandidates(stmts: Statements, scope: IngestScope, r: Report): 
 export interface Statements {
   findByDevice: Statement<StoredAnswer, [string, string]>;
   findWithoutDevice: Statement<StoredAnswer, [eventId: string, tenantId: string, environment: string]>;
+  findNotification: Statement<StoredAnswer, [string, string]>;
   insert: Statement<{ seq: number }, any[]>;
   touchDevice: Statement<unknown, [number, string]>;
   dupByReference: Statement<StoredReport, [string, string, string, string, string | null]>;
@@ -183,6 +208,8 @@ export const INGEST_SQL = {
   findWithoutDevice: `${inBothPartitions(
     `SELECT seq, ${ANSWER_COLUMNS} FROM events WHERE device_id IS NULL AND event_id = ?1 AND tenant_id = ?2 AND environment = ?3`,
   )} ORDER BY seq LIMIT 1`,
+  // notifications_device_event_uq (contract §16).
+  findNotification: `SELECT ${ANSWER_COLUMNS} FROM notifications WHERE device_id = ? AND event_id = ?`,
   // A new event is recent. The conflict target is the recent partition's unique index; a key in the
   // old partition is refused by a trigger (migration 0008) before this is reached, and storeEvent
   // looked it up first anyway.
@@ -210,6 +237,7 @@ export const ingestStatementsOf = perConnection((db): Statements => {
   return {
     findByDevice: db.prepare(INGEST_SQL.findByDevice),
     findWithoutDevice: db.prepare(INGEST_SQL.findWithoutDevice),
+    findNotification: db.prepare(INGEST_SQL.findNotification),
     insert: db.prepare(INGEST_SQL.insert),
     touchDevice: db.prepare(INGEST_SQL.touchDevice),
     dupByReference: db.prepare(INGEST_SQL.dupByReference),

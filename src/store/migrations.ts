@@ -14,6 +14,7 @@ import m0007 from "../../migrations/0007_events_by_hour.sql" with { type: "text"
 import m0008 from "../../migrations/0008_recent_events.sql" with { type: "text" };
 import m0009 from "../../migrations/0009_box_settings.sql" with { type: "text" };
 import m0010 from "../../migrations/0010_webhooks.sql" with { type: "text" };
+import m0011 from "../../migrations/0011_notifications.sql" with { type: "text" };
 
 export const EMBEDDED: Record<string, string> = {
   "0000_appliance": m0000,
@@ -27,6 +28,7 @@ export const EMBEDDED: Record<string, string> = {
   "0008_recent_events": m0008,
   "0009_box_settings": m0009,
   "0010_webhooks": m0010,
+  "0011_notifications": m0011,
 };
 
 export interface MigrationMeta {

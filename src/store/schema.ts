@@ -362,3 +362,42 @@ export const webhookMessages = sqliteTable(
     index("webhook_messages_created_idx").on(t.createdAt),
   ],
 );
+
+export type NotificationStatus = "payment" | "not_a_payment" | "unrecognized";
+
+/**
+ * Wallet notifications that phones sent for the box to read (contract §16), one per phone and
+ * event_id. A `payment` is also an event (same event_id and device), stored and matched like any;
+ * `not_a_payment` keeps no title or text; `unrecognized` keeps them and is read again at every start.
+ * The first answer is kept for replays, as for events.
+ */
+export const notifications = sqliteTable(
+  "notifications",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    eventId: text("event_id").notNull(),
+    deviceId: text("device_id").notNull(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    environment: text("environment").$type<Environment>().notNull(),
+    package: text("package").notNull(),
+    title: text("title"),
+    text: text("text"),
+    status: text("status").$type<NotificationStatus>().notNull(),
+    format: text("format"),
+    occurredAt: integer("occurred_at").notNull(),
+    receivedAt: integer("received_at").notNull(),
+    bodyHash: text("body_hash").notNull(),
+    responseStatus: integer("response_status").notNull(),
+    responseBody: text("response_body").notNull(),
+  },
+  (t) => [
+    // Permanent deduplication per phone, shared with events: an event_id is one or the other.
+    uniqueIndex("notifications_device_event_uq").on(t.deviceId, t.eventId),
+    // The connector's list (contract §16), one range per status.
+    index("notifications_status_idx").on(t.tenantId, t.environment, t.status, t.seq),
+    // Per-phone counts over the last 7 days (GET /connector/v1/devices), read from the index alone.
+    index("notifications_received_idx").on(t.tenantId, t.environment, t.receivedAt, t.deviceId, t.status),
+    // What is read again at start: few rows among many.
+    index("notifications_unrecognized_idx").on(t.seq).where(sql`status = 'unrecognized'`),
+  ],
+);

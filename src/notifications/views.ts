@@ -1,0 +1,86 @@
+// What the connector shows of notifications (contract §16): the list, and the per-phone counts that
+// GET /connector/v1/devices (and the device webhooks) add to each phone.
+import type { Statement } from "bun:sqlite";
+import { cursorsOf } from "../connector/cursor";
+import { perConnection, type Db, type Store } from "../store/db";
+import type { NotificationStatus } from "../store/schema";
+import { NOTIFICATION_STATUSES } from "./model";
+import type { NotificationRow } from "./store";
+
+interface Scope {
+  tenantId: string;
+  environment: string;
+}
+
+/** contract §16: the counts cover this long, by the box's receipt time (phones' clocks are wrong). */
+export const COUNT_WINDOW_MS = 7 * 24 * 3600 * 1000;
+
+type ViewRow = Omit<NotificationRow, "body_hash" | "response_body" | "tenant_id" | "environment">;
+
+const viewStatements = perConnection((db) => ({
+  /** notifications_status_idx: one status's range after a position. */
+  byStatus: db.prepare(
+    `SELECT seq, event_id, device_id, package, title, text, status, format, occurred_at, received_at FROM notifications
+     WHERE tenant_id = ? AND environment = ? AND status = ? AND seq > ? ORDER BY seq LIMIT ?`,
+  ) as Statement<ViewRow, [string, string, string, number, number]>,
+  /** notifications_received_idx, read from the index alone. */
+  counts: db.prepare(
+    `SELECT device_id, status, count(*) AS n, max(received_at) AS last FROM notifications
+     WHERE tenant_id = ? AND environment = ? AND received_at >= ? GROUP BY device_id, status`,
+  ) as Statement<{ device_id: string; status: NotificationStatus; n: number; last: number }, [string, string, number]>,
+}));
+
+/** The SQL of the statements above, for the query-plan tests. */
+export const notificationViewStatements = viewStatements;
+
+export function notificationView(r: ViewRow) {
+  return {
+    event_id: r.event_id,
+    device_id: r.device_id,
+    package: r.package,
+    title: r.title,
+    text: r.text,
+    status: r.status,
+    format: r.format,
+    occurred_at: r.occurred_at,
+    received_at: r.received_at,
+  };
+}
+
+/**
+ * contract §16: notifications in the order they were stored, optionally of one status. Without a
+ * status the page is merged from one index range per status (as the events view does).
+ */
+export function listNotifications(store: Store, scope: Scope, status: NotificationStatus | undefined, after: string | undefined, limit: number) {
+  const cursors = cursorsOf(store);
+  const from = after === undefined ? 0 : cursors.decode("notification", scope, after, "/after");
+  const s = viewStatements(store.db);
+  const rows = store.db.transaction(() =>
+    (status ? [status] : NOTIFICATION_STATUSES).flatMap((st) => s.byStatus.all(scope.tenantId, scope.environment, st, from, limit + 1)),
+  );
+  rows.sort((a, b) => a.seq - b.seq);
+  const page = rows.slice(0, limit);
+  const last = page.length > 0 ? page[page.length - 1]!.seq : from;
+  return { data: page.map(notificationView), next_cursor: cursors.encode("notification", scope, last), has_more: rows.length > limit };
+}
+
+export interface NotificationCounts {
+  payment: number;
+  not_a_payment: number;
+  unrecognized: number;
+  last_unrecognized_at: number | null;
+}
+
+export const NO_NOTIFICATIONS: Readonly<NotificationCounts> = Object.freeze({ payment: 0, not_a_payment: 0, unrecognized: 0, last_unrecognized_at: null });
+
+/** contract §16: each phone's notifications of the last 7 days, by status. Phones without any are absent. */
+export function notificationCounts(db: Db, scope: Scope, now: number): Map<string, NotificationCounts> {
+  const out = new Map<string, NotificationCounts>();
+  for (const r of viewStatements(db).counts.all(scope.tenantId, scope.environment, now - COUNT_WINDOW_MS)) {
+    let c = out.get(r.device_id);
+    if (!c) out.set(r.device_id, (c = { ...NO_NOTIFICATIONS }));
+    c[r.status] = r.n;
+    if (r.status === "unrecognized") c.last_unrecognized_at = r.last;
+  }
+  return out;
+}
