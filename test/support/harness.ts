@@ -11,6 +11,7 @@ import { openStore, readerOnly, type Store } from "../../src/store/db";
 import { startWriter, type Writer } from "../../src/store/writer";
 import { createSecretBox, loadMasterKey } from "../../src/store/secret-box";
 import { createTenant } from "../../src/tenants/service";
+import { recognise, type Recognise } from "../../src/notifications/recogniser";
 
 export interface TestResponse {
   status: number;
@@ -57,6 +58,8 @@ export interface TestAppOptions {
   publicUrl?: string;
   /** The writer's busy_timeout: how long a write waits for a lock held by another connection. */
   busyTimeoutMs?: number;
+  /** The wallet formats the app reads (contract §16); the box's own by default. */
+  recognise?: Recognise;
 }
 
 interface Answered {
@@ -129,6 +132,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     limiters: createRateLimiters(clock, opts.rateLimitScale ?? 1),
     secretBox: await createSecretBox(loadMasterKey(dataDir)),
     config: { publicUrl: opts.publicUrl },
+    recognise: opts.recognise ?? recognise,
   });
   // Every problem answer the tests provoke, checked at close() against the route's documentation.
   const answered: Answered[] = [];
