@@ -4,6 +4,7 @@
 // `fetch`, `now` and `sleep` are injectable so tests can drive it without a socket or
 // without waiting.
 import type { EventReceipt } from "../payments/model";
+import type { NotificationReceipt } from "../notifications/model";
 import type { License } from "../tenants/service";
 import { requestTarget, signRequest, SIGNATURE_ALG } from "../device/signing";
 
@@ -50,6 +51,16 @@ export interface PaymentEventBody {
 }
 
 export type { EventReceipt };
+
+/** contract §16: the wallet's notification as the phone saw it; the box reads it. */
+export interface NotificationEventBody {
+  event_id: string;
+  kind: "notification.posted";
+  occurred_at: number;
+  raw: { package: string; title?: string; text: string };
+}
+
+export type { NotificationReceipt };
 
 export interface HeartbeatBody {
   battery_level?: number;
@@ -172,6 +183,11 @@ export class DeviceClient {
 
   sendEvent(event: PaymentEventBody): Promise<ClientResponse<EventReceipt>> {
     return this.signed<EventReceipt>("POST", "/events", event, { "idempotency-key": event.event_id });
+  }
+
+  /** Sends a wallet notification for the box to read (contract §16), retried like any event. */
+  sendNotification(event: NotificationEventBody): Promise<ClientResponse<NotificationReceipt>> {
+    return this.signed<NotificationReceipt>("POST", "/events", event, { "idempotency-key": event.event_id });
   }
 
   heartbeat(body: HeartbeatBody = {}): Promise<ClientResponse<HeartbeatAnswer>> {
