@@ -18,6 +18,7 @@ const OPERATIONS: [string, string, number, string[]][] = [
   ["post", "/connector/v1/matches", 201, ["order_not_found", "event_not_found", "already_matched", "order_cancelled", "event_is_duplicate"]],
   ["get", "/connector/v1/events", 200, ["invalid_cursor", "invalid_request"]],
   ["get", "/connector/v1/devices", 200, []],
+  ["get", "/connector/v1/notifications", 200, ["invalid_cursor", "invalid_request"]],
   ["post", "/connector/v1/test/payments", 201, ["test_mode_only", "invalid_request", "unsupported_currency", "unsupported_event_kind", "event_too_old", "idempotency_key_reused"]],
 ];
 

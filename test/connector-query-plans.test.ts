@@ -3,6 +3,8 @@ import { afterAll, expect, test } from "bun:test";
 import { feedStatements } from "../src/connector/matches.service";
 import { orderStatements } from "../src/connector/orders.service";
 import { viewStatements } from "../src/connector/views.service";
+import { UNRECOGNIZED_AFTER_SQL } from "../src/notifications/store";
+import { NOTIFICATION_VIEW_SQL } from "../src/notifications/views";
 import { makeTestApp } from "./support/harness";
 
 const t = await makeTestApp();
@@ -45,4 +47,14 @@ test("devices: by tenant and environment (a shop has a handful, sorting them is 
   const text = plan(v.devices.getQuery());
   expect(text).toMatch(/SEARCH devices USING INDEX devices_tenant_idx/);
   expect(text).not.toMatch(/\bSCAN\b/);
+});
+
+// contract §16: the notifications list (one status range per query), the per-phone counts of the
+// last 7 days (the index alone) and the read-again queue (the partial index of unrecognised ones).
+test.each([
+  ["notifications of a status", NOTIFICATION_VIEW_SQL.byStatus, /^SEARCH notifications USING INDEX notifications_status_idx \(tenant_id=\? AND environment=\? AND status=\? AND seq>\?\)$/],
+  ["notification counts per phone", NOTIFICATION_VIEW_SQL.counts, /^SEARCH notifications USING COVERING INDEX notifications_received_idx \(tenant_id=\? AND environment=\? AND received_at>\?\)\nUSE TEMP B-TREE FOR GROUP BY$/],
+  ["the read-again queue", UNRECOGNIZED_AFTER_SQL, /^SEARCH notifications USING INDEX notifications_unrecognized_idx \(seq>\?\)$/],
+] as const)("%s", (_name, sql, expected) => {
+  expect(plan({ sql, params: sql.match(/\?/g)! })).toMatch(expected);
 });

@@ -29,6 +29,7 @@ const s = INGEST_SQL;
 const cases: [string, string, RegExp][] = [
   ["replay of a phone's event", s.findByDevice, bothPartitions("events_recent_device_event_uq", "events_device_event_uq", "device_id=\\? AND event_id=\\?")],
   ["replay of a test payment (no phone)", s.findWithoutDevice, bothPartitions("events_recent_device_event_uq", "events_device_event_uq", "device_id=\\? AND event_id=\\?")],
+  ["replay of a notification that is no event (contract §16)", s.findNotification, /^SEARCH notifications USING INDEX notifications_device_event_uq \(device_id=\? AND event_id=\?\)$/],
   ["duplicates by reference", s.dupByReference, bothPartitions("events_recent_dup_reference_idx", "events_dup_reference_idx", "tenant_id=\\? AND environment=\\? AND source=\\? AND reference=\\?")],
   ["duplicates by details", s.dupByDetails, /^SEARCH events USING INDEX events_hour_amount_idx \(tenant_id=\? AND environment=\? AND <expr>=\? AND amount=\? AND occurred_at>\? AND occurred_at<\?\)$/],
 ];

@@ -152,6 +152,9 @@ export interface NotificationRow {
   response_body: string;
 }
 
+/** The read-again queue: unrecognised notifications after a position, in order (notifications_unrecognized_idx). */
+export const UNRECOGNIZED_AFTER_SQL = `SELECT seq, package, title, text, format FROM notifications WHERE status = 'unrecognized' AND seq > ? ORDER BY seq LIMIT ?`;
+
 export const notificationStatements = perConnection((db) => ({
   insert: db.prepare(
     `INSERT INTO notifications (event_id, device_id, tenant_id, environment, package, title, text, status, format, occurred_at, received_at,
@@ -163,8 +166,5 @@ export const notificationStatements = perConnection((db) => ({
     unknown,
     [string, number]
   >,
-  /** The read-again queue: unrecognised notifications after a position, in order (notifications_unrecognized_idx). */
-  unrecognizedAfter: db.prepare(
-    `SELECT seq, package, title, text, format FROM notifications WHERE status = 'unrecognized' AND seq > ? ORDER BY seq LIMIT ?`,
-  ) as Statement<Pick<NotificationRow, "seq" | "package" | "title" | "text" | "format">, [number, number]>,
+  unrecognizedAfter: db.prepare(UNRECOGNIZED_AFTER_SQL) as Statement<Pick<NotificationRow, "seq" | "package" | "title" | "text" | "format">, [number, number]>,
 }));

@@ -17,21 +17,20 @@ export const COUNT_WINDOW_MS = 7 * 24 * 3600 * 1000;
 
 type ViewRow = Omit<NotificationRow, "body_hash" | "response_body" | "tenant_id" | "environment">;
 
-const viewStatements = perConnection((db) => ({
+/** The statements' text (exported for the query-plan tests, test/connector-query-plans.test.ts). */
+export const NOTIFICATION_VIEW_SQL = {
   /** notifications_status_idx: one status's range after a position. */
-  byStatus: db.prepare(
-    `SELECT seq, event_id, device_id, package, title, text, status, format, occurred_at, received_at FROM notifications
+  byStatus: `SELECT seq, event_id, device_id, package, title, text, status, format, occurred_at, received_at FROM notifications
      WHERE tenant_id = ? AND environment = ? AND status = ? AND seq > ? ORDER BY seq LIMIT ?`,
-  ) as Statement<ViewRow, [string, string, string, number, number]>,
   /** notifications_received_idx, read from the index alone. */
-  counts: db.prepare(
-    `SELECT device_id, status, count(*) AS n, max(received_at) AS last FROM notifications
+  counts: `SELECT device_id, status, count(*) AS n, max(received_at) AS last FROM notifications
      WHERE tenant_id = ? AND environment = ? AND received_at >= ? GROUP BY device_id, status`,
-  ) as Statement<{ device_id: string; status: NotificationStatus; n: number; last: number }, [string, string, number]>,
-}));
+} as const;
 
-/** The SQL of the statements above, for the query-plan tests. */
-export const notificationViewStatements = viewStatements;
+const viewStatements = perConnection((db) => ({
+  byStatus: db.prepare(NOTIFICATION_VIEW_SQL.byStatus) as Statement<ViewRow, [string, string, string, number, number]>,
+  counts: db.prepare(NOTIFICATION_VIEW_SQL.counts) as Statement<{ device_id: string; status: NotificationStatus; n: number; last: number }, [string, string, number]>,
+}));
 
 export function notificationView(r: ViewRow) {
   return {
