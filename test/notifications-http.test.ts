@@ -239,6 +239,21 @@ describe("reading again", () => {
     );
   });
 
+  test("a hidden text stored by a version that did not tell it apart gets its format when read again, and stays kept", async () => {
+    const older = await makeTestApp({ recognise: () => ({ status: "unrecognized", format: null }) });
+    try {
+      const p = await activatePhone(older);
+      const body = notification(REDACTED);
+      const res = await signedRequest(older, p, "POST", "/device/v1/events", { body, headers: { "idempotency-key": body.event_id } });
+      expect(res.body.notification).toEqual({ status: "unrecognized", format: null });
+      expect(await reparseThroughWriter({ store: older.reader, writer: older.writer, clock: older.clock, recognise })).toEqual({ read: 1, payments: 0, not_a_payment: 0, too_old: 0 });
+      const row = older.store.sqlite.query<any, [string]>("SELECT status, format, text FROM notifications WHERE event_id = ?").get(body.event_id);
+      expect(row).toEqual({ status: "unrecognized", format: "android.redacted", text: REDACTED });
+    } finally {
+      await older.close();
+    }
+  });
+
   test("a newer version that knows an unrecognised text is not a payment drops its text", async () => {
     const odd = notification("Tu resumen semanal de movimientos está listo", { package: "com.bcp.bank.bcp" });
     // The box's formats: no amount, a wallet package → not_a_payment at once. Use a text with an amount.

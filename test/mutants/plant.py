@@ -52,11 +52,31 @@ M = [
  ("src/webhooks/endpoints.service.ts", "and(eq(webhookEndpoints.tenantId, scope.tenantId), eq(webhookEndpoints.environment", "and(eq(webhookEndpoints.environment", "endpoint lookup not scoped to tenant"),
  ("src/device/service.ts", "lt(devices.lastHeartbeatAt, now - ONLINE_WINDOW_MS)", "lt(devices.lastHeartbeatAt, now - ONLINE_WINDOW_MS + 1)", "offline 1 ms early"),
  ("src/matching/status-writes.ts", "if (event && event.matchStatus === r.status) queueWebhook", "if (event) queueWebhook", "payment.updated for a change not made"),
+ # notifications read on the box (issue 12): each with the notification tests only (NT)
+ ("src/notifications/amount.ts", "if (tail.length === 3 && !n.includes(\".\")) {", "if (tail.length === 3) {", "1.250 read as thousands", "NT"),
+ ("src/notifications/amount.ts", "const n = written.replace(/[.,]$/, \"\");", "const n = written;", "a sentence's full stop read into the amount", "NT"),
+ ("src/notifications/amount.ts", "if (whole.includes(group) && !new RegExp", "if (false && !new RegExp", "thousands grouping not checked", "NT"),
+ ("src/notifications/recogniser.ts", "const wallet = byPackage.get(n.package.trim());", "const wallet = byPackage.get(n.package.trim()) ?? wallets[0];", "any package read as Yape", "NT"),
+ ("src/notifications/recogniser.ts", ".replace(/\\s+/gu, \" \")", ".replace(/ +/gu, \" \")", "no-break space not normalised", "NT"),
+ ("src/notifications/recogniser.ts", "    if (REDACTED.some((r) => r.test(text))) return { status: \"unrecognized\", format: REDACTED_FORMAT };\n", "", "Android's redaction not told apart", "NT"),
+ ("src/notifications/recogniser.ts", "{ id: \"no_amount\", test: (t, title) => !HAS_MONEY.test(t) && !HAS_MONEY.test(title) },", "{ id: \"no_amount\", test: (t, title) => !HAS_MONEY.test(title) },", "texts with an amount dropped as not payments", "NT"),
+ ("src/notifications/wallets/format.ts", "[\\p{L}\\p{M}\\p{N} .,'’&*\\-]{0,127}?)", "[\\p{L}\\p{M}\\p{N} .,'’&*\\-]{0,255}?)", "names longer than 128", "NT"),
+ ("src/notifications/wallets/format.ts", "const CODE = String.raw`(?<code>\\d{3})`;", "const CODE = String.raw`(?<code>\\d{3,4})`;", "four-digit codes read", "NT"),
+ ("src/notifications/store.ts", "const kept = reading.status !== \"not_a_payment\";", "const kept = true;", "a not-a-payment's private text kept", "NT"),
+ ("src/notifications/store.ts", "if (row.occurred_at < now - MAX_AGE_MS) {", "if (row.occurred_at < now - 2 * MAX_AGE_MS) {", "payments older than 30 days stored on reparse", "NT"),
+ ("src/notifications/store.ts", "if (reading.status === \"unrecognized\") {", "if (reading.status !== \"payment\") {", "not-a-payment raised as unrecognised", "NT"),
+ ("src/notifications/store.ts", "      s.setReading.run(\"payment\", reading.format, seq);\n", "", "a reparsed payment's notification left unrecognised", "NT"),
+ ("src/payments/store-event.ts", " ?? stmts.findNotification.get(scope.deviceId, eventId)", "", "event ids not shared across kinds", "NT"),
+ ("src/notifications/views.ts", "now - COUNT_WINDOW_MS)", "now - 2 * COUNT_WINDOW_MS)", "counts over 14 days", "NT"),
+ ("src/notifications/reparse.ts", "if (reading.status !== \"unrecognized\" || reading.format !== row.format)", "if (reading.status !== \"unrecognized\")", "a new format of an unrecognised one not recorded", "NT"),
 ]
 TESTS = "test/matching-engine.test.ts test/matching-service.test.ts test/matching-properties.test.ts test/reevaluation.test.ts test/payments-duplicates.test.ts test/device-auth.test.ts test/signing.test.ts test/device-events.test.ts test/connector-feed.test.ts test/connector-views.test.ts test/unit-cursor.test.ts test/writer.test.ts test/concurrency.test.ts test/connector-isolation.test.ts test/connector-manual.test.ts test/events-by-hour.test.ts test/webhooks-schedule.test.ts test/webhooks-http.test.ts".split()
+NT = "test/notifications-recogniser.test.ts test/notifications-http.test.ts test/device-events.test.ts test/connector-views.test.ts".split()
 only = set(int(x) for x in sys.argv[1:]) if len(sys.argv) > 1 else None
 res = []
-for i,(f,old,new,name) in enumerate(M):
+for i,m in enumerate(M):
+    f,old,new,name = m[:4]
+    tests = NT if len(m) > 4 else TESTS
     if only is not None and i not in only: continue
     src = open(f).read()
     if old not in src:
@@ -64,7 +84,7 @@ for i,(f,old,new,name) in enumerate(M):
     shutil.copy(f, "/tmp/mut/orig")
     open(f,"w").write(src.replace(old,new,1))
     try:
-        p = subprocess.run(["bun","test",*TESTS], capture_output=True, text=True, timeout=300)
+        p = subprocess.run(["bun","test",*tests], capture_output=True, text=True, timeout=300)
         out = p.stdout + p.stderr
         fails = [l for l in out.splitlines() if l.startswith("(fail)")]
         caught = p.returncode != 0
