@@ -12,7 +12,8 @@
 //
 // It also measures (bench/serve-costs.ts): the unsigned GET /device/v1/time against the same hello;
 // 100-order syncs timed while the events load runs on the loaded database; start to the first
-// /healthz and idle memory, of cuadra and of the hello. The hello is compiled like dist/cuadra. On
+// /healthz and idle memory, of cuadra and of the hello; and, in process, the time the notification
+// recogniser takes per text (bench/recogniser.ts). The hello is compiled like dist/cuadra. On
 // the orders database a second events run has one webhook endpoint taking match.created on a
 // loopback receiver: its rate against the first run, and when the last match's message arrived.
 //
@@ -33,6 +34,7 @@ import { freePort } from "../test/support/e2e";
 import { LUA, planLoad, signLoad, type PendingOrder, type PlannedEvent } from "./load";
 import { backlogSyncs } from "./backlog";
 import { cachedSeed, copyDataDir, emptyLike, type SeedMeta } from "./seed";
+import { recogniserTimes } from "./recogniser";
 import { compileHello, percentile, startAndIdle, syncWhile, webhookReceiver, type StartIdle, type SyncTimes } from "./serve-costs";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -359,6 +361,9 @@ async function main() {
     }
   }
 
+  log("the notification recogniser, in process");
+  const rec = recogniserTimes();
+
   const row = (name: string, w: WrkResult, extra = "") =>
     `| ${name.padEnd(40)} | ${fmt(w.perSecond).padStart(8)} | ${fmt(w.p50ms, 2).padStart(6)} | ${fmt(w.p99ms, 2).padStart(7)} | ${String(w.non2xx).padStart(7)} | ${extra}`;
   const statusText = (s: Record<string, number>) =>
@@ -450,6 +455,8 @@ async function main() {
       `hello ${fmt(median(starts.hello.map((x) => x.firstAnswerMs)), 1)} ms; all cuadra: ${starts.cuadra.map((x) => fmt(x.firstAnswerMs)).join(", ")} ms`,
     `idle RSS after ${IDLE_MS / 1000} s (median): cuadra ${fmt(median(starts.cuadra.map((x) => x.idleRssMb)), 1)} MB (goal ≤ 60), hello ${fmt(median(starts.hello.map((x) => x.idleRssMb)), 1)} MB`,
     `responses counted by wrk exclude requests still in flight when it stopped (stored, but not counted)`,
+    `notification recogniser (in process, ${rec.texts} texts: the fixture corpus and adversarial ones, 200 rounds): mean ${fmt(rec.meanUs, 1)} µs, ` +
+      `p99 ${fmt(rec.p99Us, 1)} µs, max ${fmt(rec.maxUs, 1)} µs (goal ≤ 1 000 µs for any text); slowest: ${rec.slowest}`,
     ...(backlog.length > 0
       ? [
           "",

@@ -84,7 +84,8 @@ export function createRecogniser(wallets: readonly Wallet[] = WALLETS): Recognis
     const text = normaliseText(n.text);
     const title = n.title ? normaliseText(n.title) : "";
     const stripped = withoutTitle(text, [title, ...(wallet.titles ?? [])]);
-    for (const candidate of stripped === null ? [text] : [text, stripped]) {
+    // Without the title first: with it, the title would read as the start of the payer's name.
+    for (const candidate of stripped === null ? [text] : [stripped, text]) {
       for (const f of wallet.payments) {
         const m = f.pattern.exec(candidate);
         const amount = m?.groups?.amount !== undefined ? readAmount(m.groups.amount) : null;
@@ -132,7 +133,6 @@ interface Rule {
  */
 const NOT_A_PAYMENT: Rule[] = [
   { id: "payment_sent", test: (t) => phrases("yapeaste", "plineaste", "enviaste", "transferiste", "tu plin fue enviado", "realizaste una?").test(t) },
-  { id: "card_charge", test: (t) => phrases("tarjetas?", "pago recurrente").test(t) || /^consumo de /iu.test(t) },
   {
     id: "collection_request",
     test: (t) => phrases("te est[aá] cobrando", "te cobr[oó]", "solicitud de (?:cobro|pago)", "te envi[oó] una solicitud", "te pide", "te solicita").test(t),
@@ -160,5 +160,6 @@ const NOT_A_PAYMENT: Rule[] = [
         "ingresa al app",
       ).test(t),
   },
+  { id: "card_charge", test: (t) => phrases("tarjetas?", "pago recurrente").test(t) || /^consumo de /iu.test(t) },
   { id: "no_amount", test: (t, title) => !HAS_MONEY.test(t) && !HAS_MONEY.test(title) },
 ];
