@@ -160,6 +160,7 @@ describe("what is kept", () => {
     expect((await send(bcp)).body.notification).toEqual({ status: "unrecognized", format: null });
     const hidden = notification(REDACTED, { title: "Yape" });
     expect((await send(hidden)).body.notification).toEqual({ status: "unrecognized", format: "android.redacted" });
+    expect((await send(notification(PROMO))).body.notification.status).toBe("not_a_payment"); // raises nothing
     expect(rowOf(bcp.event_id)).toMatchObject({ status: "unrecognized", text: BCP_TEXT, title: "BCP" });
     const bodies = t.store.sqlite.query<{ type: string; body: string }, []>("SELECT type, body FROM webhook_messages ORDER BY seq").all();
     expect(bodies.map((b) => b.type)).toEqual(["notification.unrecognized", "notification.unrecognized"]);

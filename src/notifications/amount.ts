@@ -19,8 +19,8 @@ export function readAmount(written: string): number | null {
   let decimals = "";
   if (last !== -1) {
     const tail = n.slice(last + 1);
-    if (tail.length === 3 && !n.includes(".")) {
-      // 2,000 or 1,250,000: commas that group thousands, no decimals
+    if (tail.length === 3) {
+      // 2,000 or 1,250,000: commas that group thousands, no decimals (1.250 is refused below)
     } else if (tail.length === 1 || tail.length === 2) {
       whole = n.slice(0, last);
       decimals = tail;

@@ -1,4 +1,5 @@
-# Plants single-line bugs one at a time and runs the matching, duplicate, signing, cursor and commit
+# Plants single-line bugs one at a time and runs the matching, duplicate, signing, cursor, commit,
+# webhook and notification
 # tests against each (issue 10, part 3). Run from the project root: python3 test/mutants/plant.py [N …]
 # It restores every file it changes. Not part of `bun test`.
 import subprocess, sys, json, shutil, os
@@ -53,7 +54,7 @@ M = [
  ("src/device/service.ts", "lt(devices.lastHeartbeatAt, now - ONLINE_WINDOW_MS)", "lt(devices.lastHeartbeatAt, now - ONLINE_WINDOW_MS + 1)", "offline 1 ms early"),
  ("src/matching/status-writes.ts", "if (event && event.matchStatus === r.status) queueWebhook", "if (event) queueWebhook", "payment.updated for a change not made"),
  # notifications read on the box (issue 12): each with the notification tests only (NT)
- ("src/notifications/amount.ts", "if (tail.length === 3 && !n.includes(\".\")) {", "if (tail.length === 3) {", "1.250 read as thousands", "NT"),
+ ("src/notifications/amount.ts", "Number(decimals.padEnd(2, \"0\"))", "Number(decimals)", "S/ 56.7 read as 56.07", "NT"),
  ("src/notifications/amount.ts", "const n = written.replace(/[.,]$/, \"\");", "const n = written;", "a sentence's full stop read into the amount", "NT"),
  ("src/notifications/amount.ts", "if (whole.includes(group) && !new RegExp", "if (false && !new RegExp", "thousands grouping not checked", "NT"),
  ("src/notifications/recogniser.ts", "const wallet = byPackage.get(n.package.trim());", "const wallet = byPackage.get(n.package.trim()) ?? wallets[0];", "any package read as Yape", "NT"),
