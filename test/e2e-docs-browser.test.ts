@@ -62,14 +62,18 @@ describe.skipIf(!CHROMIUM)("the Swagger page at /docs, in Chromium", () => {
     expect(problems).toEqual([]);
   });
 
-  test("on a phone (360 px) nothing runs past the screen: the long section texts (signing, webhooks) wrap", async () => {
-    const phone = await browser.newPage({ viewport: { width: 360, height: 800 } });
+  test.each([360, 1280])("at %i px nothing runs past the screen: the long section texts (signing, webhooks) wrap, an opened operation fits", async (width) => {
+    const view = await browser.newPage({ viewport: { width, height: 800 } });
     try {
-      await phone.goto(`${server.url}/docs`, { waitUntil: "networkidle" });
-      await phone.waitForSelector("#operations-tag-Webhooks");
-      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      await view.goto(`${server.url}/docs`, { waitUntil: "networkidle" });
+      await view.waitForSelector("#operations-tag-Webhooks");
+      expect(await view.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      // The operation with the most examples (one per wallet format), opened.
+      await view.click("#operations-Device-sendEvent .opblock-summary");
+      await view.waitForSelector("#operations-Device-sendEvent .responses-table");
+      expect(await view.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
     } finally {
-      await phone.close();
+      await view.close();
     }
   });
 

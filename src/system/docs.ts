@@ -24,15 +24,19 @@ export const FAVICON_SVG =
   '<path d="M8 17l5 5 11-12" fill="none" stroke="#fff" stroke-width="4" stroke-linecap="round" stroke-linejoin="round"/></svg>';
 
 /**
- * Swagger UI sets a section's name beside its description; on a phone the long descriptions (how to
- * sign, how to verify a webhook) then ran 1 000 px past the screen. Below 700 px the description
- * goes under the name, and its code wraps.
+ * Swagger UI sets a section's name beside its description; its code blocks (how to sign, how to
+ * verify a webhook) then ran past the screen, 1 000 px on a phone and 70 px on a desktop: their code
+ * wraps. Below 700 px the description goes under the name, and the responses' "Links" column
+ * (always "No links" here) is left out, as it pushed every opened operation 50 px past a phone's
+ * screen.
  */
 const NARROW_SCREEN_CSS = `
+.swagger-ui .opblock-tag small { min-width: 0; }
+.swagger-ui .opblock-tag small code, .swagger-ui .opblock-tag small pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 @media (max-width: 700px) {
   .swagger-ui .opblock-tag { flex-wrap: wrap; }
-  .swagger-ui .opblock-tag small { flex: 1 1 100%; min-width: 0; padding: 0 0 8px; }
-  .swagger-ui .opblock-tag small code, .swagger-ui .opblock-tag small pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+  .swagger-ui .opblock-tag small { flex: 1 1 100%; padding: 0 0 8px; }
+  .swagger-ui .response-col_links { display: none; }
 }
 `;
 
