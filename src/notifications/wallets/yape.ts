@@ -11,7 +11,7 @@ export const yape: Wallet = {
       // 2025-04 ("Yanina Man* te envió un pago por S/ 56.7. El cód. de seguridad es: 666").
       id: "yape.payment_received",
       source: "yape",
-      pattern: wording("{name} te envió un pago por {amount}[.][ El (cód.|código) de seguridad es:[ ]{code}]"),
+      pattern: wording("{name} te envió un pago por {amount}[.][ El (cód.|código) de seguridad es(: |:| ){code}]"),
     },
     {
       // "Yape!" and the name as the sending bank or company gives it, no code
