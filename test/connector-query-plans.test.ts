@@ -54,6 +54,7 @@ test("devices: by tenant and environment (a shop has a handful, sorting them is 
 test.each([
   ["notifications of a status", NOTIFICATION_VIEW_SQL.byStatus, /^SEARCH notifications USING INDEX notifications_status_idx \(tenant_id=\? AND environment=\? AND status=\? AND seq>\?\)$/],
   ["notification counts per phone", NOTIFICATION_VIEW_SQL.counts, /^SEARCH notifications USING COVERING INDEX notifications_received_idx \(tenant_id=\? AND environment=\? AND received_at>\?\)\nUSE TEMP B-TREE FOR GROUP BY$/],
+  ["one phone's notification counts", NOTIFICATION_VIEW_SQL.countsOfDevice, /^SEARCH notifications USING COVERING INDEX notifications_received_idx \(tenant_id=\? AND environment=\? AND received_at>\?\)(\nUSE TEMP B-TREE FOR GROUP BY)?$/],
   ["the read-again queue", UNRECOGNIZED_AFTER_SQL, /^SEARCH notifications USING INDEX notifications_unrecognized_idx \(seq>\?\)$/],
 ] as const)("%s", (_name, sql, expected) => {
   expect(plan({ sql, params: sql.match(/\?/g)! })).toMatch(expected);

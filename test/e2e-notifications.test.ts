@@ -102,7 +102,7 @@ test("a hidden or unknown notification is kept, told to the webhook receiver, co
   // This version knows no BCP format: read again, nothing becomes a payment, nothing is lost.
   const reparse = await cli(server.dataDir, ["notifications", "reparse", "--json"]);
   expect(reparse.code).toBe(0);
-  expect(reparse.json).toEqual({ read: 2, payments: 0, not_a_payment: 0, too_old: 0 });
+  expect(reparse.json).toEqual({ read: 2, payments: 0, not_a_payment: 0, too_old: 0, failed: 0 });
   const human = await cli(server.dataDir, ["notifications", "reparse"]);
   expect(human.stdout).toContain("read again: 2");
   expect(human.stdout).toContain("became payments: 0");

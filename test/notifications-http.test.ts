@@ -205,7 +205,7 @@ describe("reading again", () => {
 
     t.clock.advance(3_600_000);
     const summary = await reparseThroughWriter({ store: t.reader, writer: t.writer, clock: t.clock, recognise: nextVersion });
-    expect(summary).toEqual({ read: 1, payments: 1, not_a_payment: 0, too_old: 0 });
+    expect(summary).toEqual({ read: 1, payments: 1, not_a_payment: 0, too_old: 0, failed: 0 });
     expect(eventOf(bcp.event_id)).toMatchObject({ device_id: phone.deviceId, source: "bcp", amount: 900, payer_name: "Sebastian Jeremy Yparraguirre Ocaña", occurred_at: bcp.occurred_at });
     const matches = await t.request("GET", "/connector/v1/matches", { headers: live() });
     expect(matches.body.data.map((m: any) => [m.order_id, m.event_id])).toEqual([["B-7", bcp.event_id]]);
@@ -214,7 +214,7 @@ describe("reading again", () => {
     const replay = await send(bcp);
     expect(replay.text).toBe(first.text);
     // Read again with the same formats: nothing left to read, nothing changes.
-    expect(await reparseThroughWriter({ store: t.reader, writer: t.writer, clock: t.clock, recognise: nextVersion })).toEqual({ read: 0, payments: 0, not_a_payment: 0, too_old: 0 });
+    expect(await reparseThroughWriter({ store: t.reader, writer: t.writer, clock: t.clock, recognise: nextVersion })).toEqual({ read: 0, payments: 0, not_a_payment: 0, too_old: 0, failed: 0 });
   });
 
   test("`cuadra notifications reparse` does the same on its own connection and says what it did", async () => {
@@ -229,7 +229,7 @@ describe("reading again", () => {
     const run = (args: string[], rec: Recognise) =>
       runCli(commands, ["notifications", "reparse", ...args, "--data-dir", t.dataDir], { env: {}, clock: t.clock, recognise: rec, out: (s) => out.push(s), err: (s) => out.push(s) });
     expect(await run(["--json"], nextVersion)).toBe(0);
-    expect(JSON.parse(out.pop()!)).toEqual({ read: 3, payments: 1, not_a_payment: 0, too_old: 1 });
+    expect(JSON.parse(out.pop()!)).toEqual({ read: 3, payments: 1, not_a_payment: 0, too_old: 1, failed: 0 });
     expect(rowOf(stale.event_id).status).toBe("unrecognized");
     expect(eventOf(stale.event_id)).toBeNull();
     const matches = await t.request("GET", "/connector/v1/matches", { headers: live() });
@@ -247,7 +247,7 @@ describe("reading again", () => {
       const body = notification(REDACTED);
       const res = await signedRequest(older, p, "POST", "/device/v1/events", { body, headers: { "idempotency-key": body.event_id } });
       expect(res.body.notification).toEqual({ status: "unrecognized", format: null });
-      expect(await reparseThroughWriter({ store: older.reader, writer: older.writer, clock: older.clock, recognise })).toEqual({ read: 1, payments: 0, not_a_payment: 0, too_old: 0 });
+      expect(await reparseThroughWriter({ store: older.reader, writer: older.writer, clock: older.clock, recognise })).toEqual({ read: 1, payments: 0, not_a_payment: 0, too_old: 0, failed: 0 });
       const row = older.store.sqlite.query<any, [string]>("SELECT status, format, text FROM notifications WHERE event_id = ?").get(body.event_id);
       expect(row).toEqual({ status: "unrecognized", format: "android.redacted", text: REDACTED });
     } finally {
@@ -255,14 +255,39 @@ describe("reading again", () => {
     }
   });
 
+  test("a reading that cannot be written fails alone, and one more than 30 days late is not stored: the others of the batch are applied", async () => {
+    const a = notification(BCP_TEXT, { package: "com.bcp.bank.bcp" });
+    const b = notification("Tienes S/ 30.00 en puntos para canjear", { package: "com.bcp.bank.bcp" });
+    const old = notification(BCP_TEXT.replace("9.00", "7.00"), { package: "com.bcp.bank.bcp", occurred_at: t.clock.now() - 29 * 24 * 3600 * 1000 });
+    for (const x of [a, b, old]) expect((await send(x)).body.notification.status).toBe("unrecognized");
+    t.clock.advance(2 * 24 * 3600 * 1000); // `old` is now 31 days old
+    // A recogniser's bug: a payment without a source, which the events table refuses.
+    const broken = { status: "payment", format: "bcp.broken", payment: { source: null, amount: 900, currency: "PEN", payer_name: null, security_code: null, reference: null } } as any;
+    const late = { status: "payment", format: "bcp.yape_received", payment: { source: "bcp", amount: 700, currency: "PEN", payer_name: null, security_code: null, reference: null } } as const;
+    const counts = await t.writer.run("rereadNotifications", {
+      readings: [
+        { seq: rowOf(a.event_id).seq, reading: broken },
+        { seq: rowOf(b.event_id).seq, reading: { status: "not_a_payment", format: "bcp.points" } },
+        { seq: rowOf(old.event_id).seq, reading: late },
+      ],
+      now: t.clock.now(),
+    });
+    expect(counts).toEqual({ payments: 0, not_a_payment: 1, too_old: 1, failed: 1 });
+    expect(eventOf(old.event_id)).toBeNull(); // the writer keeps the 30-day rule too
+    expect(rowOf(a.event_id)).toMatchObject({ status: "unrecognized", text: BCP_TEXT });
+    expect(eventOf(a.event_id)).toBeNull();
+    expect(rowOf(b.event_id)).toMatchObject({ status: "not_a_payment", text: null });
+  });
+
   test("a newer version that knows an unrecognised text is not a payment drops its text", async () => {
+    // Neither is a format or a look-alike the box knows: both are kept.
     const odd = notification("Tu resumen semanal de movimientos está listo", { package: "com.bcp.bank.bcp" });
-    // The box's formats: no amount, a wallet package → not_a_payment at once. Use a text with an amount.
     const withAmount = notification("Tienes S/ 30.00 en puntos para canjear", { package: "com.bcp.bank.bcp" });
-    expect((await send(odd)).body.notification.status).toBe("not_a_payment");
+    expect((await send(odd)).body.notification.status).toBe("unrecognized");
     expect((await send(withAmount)).body.notification.status).toBe("unrecognized");
     const knowsPoints: Recognise = (nt) => (nt.text.includes("puntos") ? { status: "not_a_payment", format: "bcp.points" } : recognise(nt));
-    expect(await reparseThroughWriter({ store: t.reader, writer: t.writer, clock: t.clock, recognise: knowsPoints })).toEqual({ read: 1, payments: 0, not_a_payment: 1, too_old: 0 });
+    expect(await reparseThroughWriter({ store: t.reader, writer: t.writer, clock: t.clock, recognise: knowsPoints })).toEqual({ read: 2, payments: 0, not_a_payment: 1, too_old: 0, failed: 0 });
+    expect(rowOf(odd.event_id)).toMatchObject({ status: "unrecognized", text: "Tu resumen semanal de movimientos está listo" });
     expect(rowOf(withAmount.event_id)).toMatchObject({ status: "not_a_payment", format: "bcp.points", text: null, title: null });
   });
 });

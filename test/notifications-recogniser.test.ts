@@ -166,7 +166,7 @@ const nameArb = fc
   .tuple(fc.array(word, { minLength: 1, maxLength: 4 }), fc.boolean(), fc.boolean())
   .map(([words, initial, cut]) => {
     const parts = [...words];
-    if (initial) parts.splice(1, 0, `${parts[0]![0]!.toUpperCase()}.`);
+    if (initial && parts.length > 1) parts.splice(1, 0, `${parts[0]![0]!.toUpperCase()}.`);
     let name = parts.join(" ");
     if (cut) name += "*";
     return name;

@@ -11,8 +11,9 @@ export const notificationCommands: Command[] = [
     summary: "Read unrecognised wallet notifications again; payments found (at most 30 days old) are stored and matched",
     run: async (ctx): Promise<ReparseSummary> => {
       const db = ctx.store().db;
-      return reparseNotifications(db, ctx.recognise, (readings) =>
-        db.transaction((tx) => writes.rereadNotifications(tx as unknown as Db, { readings, now: ctx.clock.now() })),
+      // IMMEDIATE: the batch reads before it writes, and serve's writer may commit in between.
+      return reparseNotifications(db, ctx.recognise, ctx.clock.now(), (readings) =>
+        db.transaction((tx) => writes.rereadNotifications(tx as unknown as Db, { readings, now: ctx.clock.now() }), { behavior: "immediate" }),
       );
     },
     human: (r: ReparseSummary) =>
@@ -21,6 +22,7 @@ export const notificationCommands: Command[] = [
         `became payments: ${r.payments}`,
         `not payments (text dropped): ${r.not_a_payment}`,
         ...(r.too_old > 0 ? [`payments older than 30 days, left unrecognised: ${r.too_old}`] : []),
+        ...(r.failed > 0 ? [`could not be written, left unrecognised (tried again next time): ${r.failed}`] : []),
         `still unrecognised: ${r.read - r.payments - r.not_a_payment}`,
       ].join("\n"),
   },

@@ -6,7 +6,7 @@ import { rawClient, type Db } from "../store/db";
 import { devices } from "../store/schema";
 import { getTenant, NotFoundError } from "../tenants/service";
 import { deviceView } from "../connector/views";
-import { NO_NOTIFICATIONS, notificationCounts } from "../notifications/views";
+import { deviceNotificationCounts } from "../notifications/views";
 import { queueWebhook } from "../webhooks/outbox";
 import { isOnline, ONLINE_WINDOW_MS, type HeartbeatRequestSchema } from "./model";
 
@@ -50,13 +50,8 @@ export function recordHeartbeat(tx: Db, { now, deviceId, signedAt, report }: Hea
   const d = tx.select().from(devices).where(eq(devices.id, deviceId)).get();
   if (d && d.onlineReported === 0 && d.status === "active" && isOnline(d.lastHeartbeatAt, now)) {
     tx.update(devices).set({ onlineReported: 1 }).where(eq(devices.id, deviceId)).run();
-    queueWebhook(tx, d, "device.online", () => deviceView(d, now, notificationsOf(tx, d, now)), now);
+    queueWebhook(tx, d, "device.online", () => deviceView(d, now, deviceNotificationCounts(tx, d, now)), now);
   }
-}
-
-/** One phone's notification counts (contract §16), as `GET /connector/v1/devices` shows them. */
-function notificationsOf(tx: Db, d: { id: string; tenantId: string; environment: string }, now: number) {
-  return notificationCounts(tx, d, now).get(d.id) ?? NO_NOTIFICATIONS;
 }
 
 /** Phones reported offline per step of the liveness watch. */
@@ -83,7 +78,7 @@ export function reportOfflineDevices(tx: Db, now: number): number {
   const gone = tx.select().from(devices).where(noLongerOnline(now)).limit(OFFLINE_BATCH).all();
   for (const d of gone) {
     tx.update(devices).set({ onlineReported: 0 }).where(eq(devices.id, d.id)).run();
-    queueWebhook(tx, d, "device.offline", () => deviceView(d, now, notificationsOf(tx, d, now)), now);
+    queueWebhook(tx, d, "device.offline", () => deviceView(d, now, deviceNotificationCounts(tx, d, now)), now);
   }
   return gone.length;
 }

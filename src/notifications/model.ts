@@ -4,7 +4,8 @@ import { canonicalJson, EventId, withoutNulls, type EventReceipt } from "../paym
 import { Amount, Currency, EpochMs, named, T } from "../http/schemas";
 import { validator } from "../http/validation";
 import type { NotificationStatus, ReadPayment, Reading } from "./recogniser";
-import { sha256Hex } from "../ids";
+import type { Store } from "../store/db";
+import { secretHash } from "../store/secret-hash";
 
 export const NOTIFICATION_POSTED = "notification.posted";
 export const NOTIFICATION_STATUSES = ["payment", "not_a_payment", "unrecognized"] as const satisfies readonly NotificationStatus[];
@@ -53,8 +54,12 @@ export function parseNotificationEvent(body: unknown): NotificationEvent {
   return { event_id: e.event_id, kind: NOTIFICATION_POSTED, occurred_at: e.occurred_at, raw };
 }
 
-/** What tells a replay from a reused key: the fields this kind reads, nothing else. */
-export const notificationHashOf = (body: NotificationEvent): string => sha256Hex(canonicalJson(body));
+/**
+ * What tells a replay from a reused key: the fields this kind reads, nothing else. Keyed with the
+ * master key (contract §20): the hash stays when a not_a_payment's text is dropped, and a plain
+ * SHA-256 of a short text (a login code) could be searched back from the database alone.
+ */
+export const notificationHashOf = (store: Store, body: NotificationEvent): string => secretHash(store, canonicalJson(body));
 
 /** The answer of a first receipt (contract §16), kept for replays. */
 export interface NotificationReceipt {
@@ -84,7 +89,7 @@ const StatusSchema = T.Union(
       "`payment`: money received, stored and matched as a payment event. `not_a_payment`: a wallet's notification that is not money received (a payment sent, a promotion, a login code, a collection request, a card charge); its title and text are not kept. `unrecognized`: anything else, kept with its text and read again when the box learns its format",
   },
 );
-const FormatSchema = OrNull(T.String({ examples: ["yape.payment_received"] }), "The format the box recognised, e.g. `yape.payment_received`, `bbva.plin_received`, `yape.promotion`; `android.redacted` when Android hid the text from the app; null when unrecognised");
+const FormatSchema = OrNull(T.String({ examples: ["yape.payment_received"] }), "The format the box recognised, e.g. `yape.payment_received`, `bbva.plin_received`, `yape.promotion`; for an unrecognised one, `android.redacted` when Android hid the text from the app, else null");
 
 export const ReadPaymentSchema = T.Object(
   {

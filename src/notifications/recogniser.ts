@@ -6,8 +6,10 @@
 //   2. a payment format of that wallet reads the payment, and nothing else does;
 //   3. Android's redaction of the text is unrecognised, with its own format, so the merchant learns
 //      that this phone hides payments;
-//   4. rules for look-alikes (money sent, card charges, collection requests, codes, promotions, texts
-//      without an amount) say not_a_payment, whose text is then not kept;
+//   4. a wallet's known non-payment wordings, then rules for look-alikes (money sent, collection
+//      requests, codes, promotions, card charges) say not_a_payment, whose text is then not kept.
+//      A not_a_payment can never be read again, so no rule applies to a text that speaks of money
+//      received ("recibiste", "te envió", "abono"…): that may be a payment in a wording not known yet;
 //   5. anything else is unrecognised: kept and read again when the box learns its format.
 import { readAmount } from "./amount";
 import type { Wallet } from "./wallets/format";
@@ -41,8 +43,10 @@ export type Recognise = (n: NotificationText) => Reading;
 /** The format of a wallet notification whose text Android replaced (notes, "Android itself"). */
 export const REDACTED_FORMAT = "android.redacted";
 
-/** No notification of a wallet is this long; longer texts are not read at all. */
+/** Texts longer than this (the API takes 1 024 characters) are not read: the recogniser is never slow. */
 const MAX_TEXT = 2048;
+/** contract §6: a payer's name is at most this long. */
+const MAX_NAME = 128;
 
 /**
  * NFC; zero-width characters removed; every run of Unicode white space (the no-break space Yape
@@ -56,16 +60,23 @@ export function normaliseText(s: string): string {
     .trim();
 }
 
-/** The text without a copy of a title run into its start ("Confirmación de Pago: Yape! …"). */
-function withoutTitle(text: string, titles: string[]): string | null {
+/**
+ * The text without a title run into its start: the wallet's own titles ("Confirmación de Pago Yape!
+ * …"), or the notification's title when a `:` or `-` follows it. A title that is only followed by a
+ * space could be the start of the payer's name (title "Luis", text "Luis Alberto te ha plineado…").
+ */
+function withoutTitle(text: string, title: string, walletTitles: readonly string[]): string | null {
   const lower = text.toLowerCase();
-  for (const t of titles) {
-    const title = normaliseText(t).toLowerCase();
-    if (title === "" || !lower.startsWith(title)) continue;
-    const rest = /^ ?[:\-–]? (.+)$/su.exec(text.slice(title.length));
-    if (rest) return rest[1]!;
+  const cut = (t: string, separator: RegExp) => {
+    const head = normaliseText(t).toLowerCase();
+    if (head === "" || !lower.startsWith(head)) return null;
+    return separator.exec(text.slice(head.length))?.[1] ?? null;
+  };
+  for (const t of walletTitles) {
+    const rest = cut(t, /^ ?[:\-–]? (.+)$/su);
+    if (rest !== null) return rest;
   }
-  return null;
+  return cut(title, /^ ?[:\-–] (.+)$/su);
 }
 
 const REDACTED = [
@@ -80,17 +91,17 @@ export function createRecogniser(wallets: readonly Wallet[] = WALLETS): Recognis
   for (const w of wallets) for (const p of w.packages) byPackage.set(p, w);
   return (n) => {
     const wallet = byPackage.get(n.package.trim());
-    if (!wallet || typeof n.text !== "string" || n.text.length > MAX_TEXT) return { status: "unrecognized", format: null };
+    if (!wallet || n.text.length > MAX_TEXT) return { status: "unrecognized", format: null };
     const text = normaliseText(n.text);
     const title = n.title ? normaliseText(n.title) : "";
-    const stripped = withoutTitle(text, [title, ...(wallet.titles ?? [])]);
+    const stripped = withoutTitle(text, title, wallet.titles ?? []);
     // Without the title first: with it, the title would read as the start of the payer's name.
     for (const candidate of stripped === null ? [text] : [stripped, text]) {
       for (const f of wallet.payments) {
         const m = f.pattern.exec(candidate);
         const amount = m?.groups?.amount !== undefined ? readAmount(m.groups.amount) : null;
-        if (!m || amount === null) continue;
-        const name = m.groups?.name?.trim() || null;
+        const name = m?.groups?.name ?? null;
+        if (!m || amount === null || (name !== null && name.length > MAX_NAME)) continue;
         return {
           status: "payment",
           format: f.id,
@@ -101,8 +112,11 @@ export function createRecogniser(wallets: readonly Wallet[] = WALLETS): Recognis
     if (REDACTED.some((r) => r.test(text))) return { status: "unrecognized", format: REDACTED_FORMAT };
     // What an automator sent instead of the text: kept, so that someone sees the phone is broken.
     if (PLACEHOLDER.test(text)) return { status: "unrecognized", format: null };
+    const known = wallet.notPayments?.find((k) => k.pattern.test(text));
+    if (known) return { status: "not_a_payment", format: `${wallet.id}.${known.id}` };
+    if (MONEY_RECEIVED.test(text)) return { status: "unrecognized", format: null };
     for (const rule of NOT_A_PAYMENT) {
-      if (rule.test(text, title)) return { status: "not_a_payment", format: `${wallet.id}.${rule.id}` };
+      if (rule.test(text)) return { status: "not_a_payment", format: `${wallet.id}.${rule.id}` };
     }
     return { status: "unrecognized", format: null };
   };
@@ -123,13 +137,28 @@ const PLACEHOLDER = /^(?:\[[^\]]*\]|%[^%]*%|\{[^}]*\}|\$\w+)$/u;
 
 interface Rule {
   id: string;
-  test(text: string, title: string): boolean;
+  test(text: string): boolean;
 }
 
+/** Words of money received: a text with one is never dropped as not a payment (rule 4 above). */
+const MONEY_RECEIVED = phrases(
+  "recib[ií]\\p{L}*", // recibiste, recibió, recibido; not "recibo" (a bill)
+  "te envi[oó](?! una solicitud)",
+  "te (?:ha )?plin\\p{L}*",
+  "plinead\\p{L}*",
+  "te yape\\p{L}*",
+  "te hizo un pago",
+  "te pag[oó]",
+  "te transfiri[oó]",
+  "abon\\p{L}*",
+  "dep[oó]sit\\p{L}*",
+  "ingres[oó]",
+);
+
 /**
- * In order. Their text is not kept (contract §16), so each names what the notification is, and none
- * can take a payment's wording: payment formats are tried first, and a text no rule names stays
- * unrecognised.
+ * In order, after the payment formats and MONEY_RECEIVED. Their text is not kept (contract §16), so
+ * each names what the notification is; a text no rule names stays unrecognised. A text without an
+ * amount is not dropped for that alone: Android may have hidden it in a wording not known here.
  */
 const NOT_A_PAYMENT: Rule[] = [
   { id: "payment_sent", test: (t) => phrases("yapeaste", "plineaste", "enviaste", "transferiste", "tu plin fue enviado", "realizaste una?").test(t) },
@@ -161,5 +190,4 @@ const NOT_A_PAYMENT: Rule[] = [
       ).test(t),
   },
   { id: "card_charge", test: (t) => phrases("tarjetas?", "pago recurrente").test(t) || /^consumo de /iu.test(t) },
-  { id: "no_amount", test: (t, title) => !HAS_MONEY.test(t) && !HAS_MONEY.test(title) },
 ];

@@ -40,7 +40,7 @@ export const notificationRoutes = (deps: ConnectorDeps, authenticate: Authentica
 
 **Unrecognised notifications** are read again at every start of the box (and by \`cuadra notifications reparse\`): once the box knows their format, a payment at most 30 days old is stored and matched with its \`event_id\` and phone, and the row reads \`payment\`. \`format: "android.redacted"\` means Android hid the text from the Cuadra app (Android 15 and later): that phone can lose payments; allow the app to read sensitive notifications (see the README). To report a wallet text the box does not read, send its \`package\`, \`title\` and \`text\` as shown here.
 
-Page with \`next_cursor\` as \`after\`.`,
+Page with \`next_cursor\` as \`after\`. A notification read again keeps its place in this order: one that became a payment after you paged past it shows in GET /connector/v1/events (and the matches feed) as a new payment, not again here.`,
       parameters: [
         { name: "status", in: "query", required: false, description: "Only notifications the box read as this", schema: { type: "string", enum: [...NOTIFICATION_STATUSES] } },
         afterParam("A `next_cursor` from this list"),

@@ -92,6 +92,8 @@ export interface RereadCounts {
   not_a_payment: number;
   /** Read as payments older than 30 days (contract §16): left as they were. */
   too_old: number;
+  /** Could not be written (each in its own savepoint): left as they were, tried again next time. */
+  failed: number;
 }
 
 /**
@@ -103,34 +105,52 @@ export interface RereadCounts {
 export function rereadNotifications(tx: Db, readings: Rereading[], now: number): RereadCounts {
   const s = notificationStatements(tx);
   const stmts = ingestStatementsOf(tx);
-  const counts: RereadCounts = { payments: 0, not_a_payment: 0, too_old: 0 };
+  const counts: RereadCounts = { payments: 0, not_a_payment: 0, too_old: 0, failed: 0 };
   for (const { seq, reading } of readings) {
-    const row = s.unrecognizedBySeq.get(seq);
-    if (!row) continue;
-    if (reading.status === "payment") {
-      if (row.occurred_at < now - MAX_AGE_MS) {
-        counts.too_old++;
-        continue;
-      }
-      const scope = { tenantId: row.tenant_id, environment: row.environment, deviceId: row.device_id };
-      // An event of this id cannot have been stored since (ids are one space per phone), but were
-      // one there, the notification stays as it is rather than the write failing.
-      if (stmts.findByDevice.get(row.device_id, row.event_id)) continue;
-      const raw = { package: row.package, ...(row.title !== null ? { title: row.title } : {}), text: row.text ?? "" };
-      const first = JSON.parse(row.response_body) as NotificationReceipt;
-      // Replays keep getting the first answer (contract §6): it is what the payment's row keeps too.
-      const stored = storePayment(tx, stmts, scope, paymentEventOf(row.event_id, row.occurred_at, raw, reading.payment), row.body_hash, now, () => first);
-      if ("replay" in stored) continue;
-      s.setReading.run("payment", reading.format, seq);
-      counts.payments++;
-    } else if (reading.status === "not_a_payment") {
-      s.forget.run(reading.format, seq);
-      counts.not_a_payment++;
-    } else if (reading.format !== row.format) {
-      s.setReading.run("unrecognized", reading.format, seq);
+    // One row's failure must not undo the others, nor stop every later start at the same row.
+    try {
+      tx.transaction((row) => rereadOne(row as unknown as Db, s, stmts, seq, reading, now, counts));
+    } catch {
+      counts.failed++;
     }
   }
   return counts;
+}
+
+/** One notification read again, in its own savepoint (rereadNotifications). */
+function rereadOne(
+  tx: Db,
+  s: ReturnType<typeof notificationStatements>,
+  stmts: ReturnType<typeof ingestStatementsOf>,
+  seq: number,
+  reading: Reading,
+  now: number,
+  counts: RereadCounts,
+): void {
+  const row = s.unrecognizedBySeq.get(seq);
+  if (!row) return;
+  if (reading.status === "payment") {
+    if (row.occurred_at < now - MAX_AGE_MS) {
+      counts.too_old++;
+      return;
+    }
+    const scope = { tenantId: row.tenant_id, environment: row.environment, deviceId: row.device_id };
+    // An event of this id cannot have been stored since (ids are one space per phone), but were
+    // one there, the notification stays as it is rather than the write failing.
+    if (stmts.findByDevice.get(row.device_id, row.event_id)) return;
+    const raw = { package: row.package, ...(row.title !== null ? { title: row.title } : {}), text: row.text ?? "" };
+    const first = JSON.parse(row.response_body) as NotificationReceipt;
+    // Replays keep getting the first answer (contract §6): it is what the payment's row keeps too.
+    const stored = storePayment(tx, stmts, scope, paymentEventOf(row.event_id, row.occurred_at, raw, reading.payment), row.body_hash, now, () => first);
+    if ("replay" in stored) return;
+    s.setReading.run("payment", reading.format, seq);
+    counts.payments++;
+  } else if (reading.status === "not_a_payment") {
+    s.forget.run(reading.format, seq);
+    counts.not_a_payment++;
+  } else if (reading.format !== row.format) {
+    s.setReading.run("unrecognized", reading.format, seq);
+  }
 }
 
 // ---- statements
@@ -153,7 +173,7 @@ export interface NotificationRow {
 }
 
 /** The read-again queue: unrecognised notifications after a position, in order (notifications_unrecognized_idx). */
-export const UNRECOGNIZED_AFTER_SQL = `SELECT seq, package, title, text, format FROM notifications WHERE status = 'unrecognized' AND seq > ? ORDER BY seq LIMIT ?`;
+export const UNRECOGNIZED_AFTER_SQL = `SELECT seq, package, title, text, format, occurred_at FROM notifications WHERE status = 'unrecognized' AND seq > ? ORDER BY seq LIMIT ?`;
 
 export const notificationStatements = perConnection((db) => ({
   insert: db.prepare(
@@ -166,5 +186,5 @@ export const notificationStatements = perConnection((db) => ({
     unknown,
     [string, number]
   >,
-  unrecognizedAfter: db.prepare(UNRECOGNIZED_AFTER_SQL) as Statement<Pick<NotificationRow, "seq" | "package" | "title" | "text" | "format">, [number, number]>,
+  unrecognizedAfter: db.prepare(UNRECOGNIZED_AFTER_SQL) as Statement<Pick<NotificationRow, "seq" | "package" | "title" | "text" | "format" | "occurred_at">, [number, number]>,
 }));

@@ -25,12 +25,23 @@ export const NOTIFICATION_VIEW_SQL = {
   /** notifications_received_idx, read from the index alone. */
   counts: `SELECT device_id, status, count(*) AS n, max(received_at) AS last FROM notifications
      WHERE tenant_id = ? AND environment = ? AND received_at >= ? GROUP BY device_id, status`,
+  /** The same for one phone (the device webhooks), the phone filtered inside the index. */
+  countsOfDevice: `SELECT device_id, status, count(*) AS n, max(received_at) AS last FROM notifications
+     WHERE tenant_id = ? AND environment = ? AND received_at >= ? AND device_id = ? GROUP BY device_id, status`,
 } as const;
 
 const viewStatements = perConnection((db) => ({
   byStatus: db.prepare(NOTIFICATION_VIEW_SQL.byStatus) as Statement<ViewRow, [string, string, string, number, number]>,
-  counts: db.prepare(NOTIFICATION_VIEW_SQL.counts) as Statement<{ device_id: string; status: NotificationStatus; n: number; last: number }, [string, string, number]>,
+  counts: db.prepare(NOTIFICATION_VIEW_SQL.counts) as Statement<CountRow, [string, string, number]>,
+  countsOfDevice: db.prepare(NOTIFICATION_VIEW_SQL.countsOfDevice) as Statement<CountRow, [string, string, number, string]>,
 }));
+
+interface CountRow {
+  device_id: string;
+  status: NotificationStatus;
+  n: number;
+  last: number;
+}
 
 export function notificationView(r: ViewRow) {
   return {
@@ -74,8 +85,18 @@ export const NO_NOTIFICATIONS: Readonly<NotificationCounts> = Object.freeze({ pa
 
 /** contract §16: each phone's notifications of the last 7 days, by status. Phones without any are absent. */
 export function notificationCounts(db: Db, scope: Scope, now: number): Map<string, NotificationCounts> {
+  return countsOf(viewStatements(db).counts.all(scope.tenantId, scope.environment, now - COUNT_WINDOW_MS));
+}
+
+/** The same for one phone. */
+export function deviceNotificationCounts(db: Db, device: Scope & { id: string }, now: number): NotificationCounts {
+  const rows = viewStatements(db).countsOfDevice.all(device.tenantId, device.environment, now - COUNT_WINDOW_MS, device.id);
+  return countsOf(rows).get(device.id) ?? { ...NO_NOTIFICATIONS };
+}
+
+function countsOf(rows: CountRow[]): Map<string, NotificationCounts> {
   const out = new Map<string, NotificationCounts>();
-  for (const r of viewStatements(db).counts.all(scope.tenantId, scope.environment, now - COUNT_WINDOW_MS)) {
+  for (const r of rows) {
     let c = out.get(r.device_id);
     if (!c) out.set(r.device_id, (c = { ...NO_NOTIFICATIONS }));
     c[r.status] = r.n;

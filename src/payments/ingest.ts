@@ -45,7 +45,7 @@ export async function ingestNotification(
   body: NotificationEvent,
 ): Promise<IngestResult> {
   const reading = deps.recognise(body.raw);
-  return ingestOnce(deps, scope, body.event_id, notificationHashOf(body), (hash, now) =>
+  return ingestOnce(deps, scope, body.event_id, notificationHashOf(deps.store, body), (hash, now) =>
     deps.writer.run("storeNotification", { scope, body, hash, now, reading }),
   );
 }

@@ -2,6 +2,7 @@
 // (`bun run db:generate`); src/store/migrations.ts embeds them into the binary.
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { NotificationStatus } from "../notifications/recogniser";
 
 export type Environment = "live" | "test";
 
@@ -120,6 +121,7 @@ export const events = sqliteTable(
     deviceId: text("device_id"),
     tenantId: text("tenant_id").notNull().references(() => tenants.id),
     environment: text("environment").$type<Environment>().notNull(),
+    /** `payment.received`, or `notification.posted` for a payment the box read from a notification (§16). */
     kind: text("kind").notNull(),
     source: text("source").notNull(),
     amount: integer("amount").notNull(),
@@ -363,7 +365,7 @@ export const webhookMessages = sqliteTable(
   ],
 );
 
-export type NotificationStatus = "payment" | "not_a_payment" | "unrecognized";
+export type { NotificationStatus };
 
 /**
  * Wallet notifications that phones sent for the box to read (contract §16), one per phone and

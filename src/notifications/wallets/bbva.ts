@@ -4,6 +4,7 @@ import { wording, type Wallet } from "./format";
 export const bbva: Wallet = {
   id: "bbva",
   packages: ["com.bbva.nxt_peru"],
+  titles: ["Cobro con QR", "¡Recibiste un Plin! 💸"],
   payments: [
     // Name in capitals, no space after `S/`, a space before the final period: "… te plineó S/1 ."
     { id: "bbva.plin_received", source: "plin", pattern: wording("{name} te plineó {amount}") },

@@ -25,17 +25,29 @@ export interface Wallet {
   /** Titles that phones sometimes run into the text ("Confirmación de Pago: Yape! …"). */
   titles?: string[];
   payments: PaymentFormat[];
+  /**
+   * Known wordings of this wallet that are not money received, read before the general rules
+   * (recogniser.ts), e.g. an advert that speaks of deposits. Its format is `<wallet>.<id>`.
+   */
+  notPayments?: { id: string; pattern: RegExp }[];
   /** Texts beside the formats, each read in test/notifications-recogniser.test.ts. */
   examples: FormatExample[];
 }
 
-/** The payer's name as shown: starts with a letter; letters, digits, spaces and `.,'&*-`; ≤ 128. */
-const NAME = String.raw`(?<name>\p{L}[\p{L}\p{M}\p{N} .,'’&*\-]{0,127}?)`;
+/**
+ * The payer's name as shown: words separated by single spaces, the first starting with a letter.
+ * A word is letters and digits with `'`, `&`, `*`, `-` and a trailing `,`, or `&` alone, or an
+ * initial with its period (`D.`), or an abbreviation of such (`E.I.R.L.`); a longer word never ends with a period, so
+ * a sentence before the wording ("No se pudo completar. Juan te envió…") is no name. At most 128
+ * characters (recogniser.ts).
+ */
+const WORD = String.raw`(?:\p{L}\.(?:\p{L}\.)*|[\p{L}\p{N}][\p{L}\p{M}\p{N}'’&*\-]*,?|&)`;
+const NAME = String.raw`(?<name>(?=\p{L})${WORD}(?: ${WORD}){0,23}?)`;
 /** `S/` or `S/.`, maybe a space, a number (readAmount decides what it is worth). */
 const AMOUNT = String.raw`S\/\.? ?(?<amount>\d[\d.,]{0,24})`;
 const CODE = String.raw`(?<code>\d{3})`;
 
-const ACCENTS: Record<string, string> = { a: "[aá]", e: "[eé]", i: "[ií]", o: "[oó]", u: "[uúü]", á: "[aá]", é: "[eé]", í: "[ií]", ó: "[oó]", ú: "[uú]" };
+const ACCENTS: Record<string, string> = { a: "[aá]", e: "[eé]", i: "[ií]", o: "[oó]", u: "[uúü]", á: "[aá]", é: "[eé]", í: "[ií]", ó: "[oó]", ú: "[uúü]" };
 
 /**
  * A format's pattern from its wording: `{name} te envió un pago por {amount}`. Literal text is

@@ -21,6 +21,12 @@ export const yape: Wallet = {
       pattern: wording("[¡]Yape! {name} te envió un pago por {amount}"),
     },
   ],
+  notPayments: [
+    // An advert Yape sends ("¿Ya te depositaron? 💰💰 👀👀 Ingresa al app y revisa tu dinero
+    // disponible...", yape-notifier NOTIFICATION_FILTERING.md): it speaks of deposits, so the
+    // general rules would keep it.
+    { id: "promotion", pattern: /^¿Ya te depositaron\?/iu },
+  ],
   examples: [
     { text: "Yanina Man* te envió un pago por S/ 56.7. El cód. de seguridad es: 666", reads: { amount: 5670, payer_name: "Yanina Man*", security_code: "666" } },
     { text: "Jose Orb* te envió un pago por S/ 9. El cód. de seguridad es: 021", reads: { amount: 900, payer_name: "Jose Orb*", security_code: "021" } },
