@@ -7,7 +7,7 @@ import { commands } from "../src/cli/commands";
 import { runCli } from "../src/cli/framework";
 import type { NotificationEventBody } from "../src/client/device-client";
 import { createRecogniser, recognise, type Recognise } from "../src/notifications/recogniser";
-import { reparseThroughWriter } from "../src/notifications/reparse";
+import { reparseNotifications, reparseThroughWriter } from "../src/notifications/reparse";
 import { WALLETS } from "../src/notifications/wallets";
 import { wording, type Wallet } from "../src/notifications/wallets/format";
 import { MAX_AGE_MS } from "../src/payments/model";
@@ -277,6 +277,19 @@ describe("reading again", () => {
     expect(rowOf(a.event_id)).toMatchObject({ status: "unrecognized", text: BCP_TEXT });
     expect(eventOf(a.event_id)).toBeNull();
     expect(rowOf(b.event_id)).toMatchObject({ status: "not_a_payment", text: null });
+  });
+
+  test("a payment found more than 30 days late is counted, and no write is asked for it at every start", async () => {
+    const stale = notification(BCP_TEXT, { package: "com.bcp.bank.bcp", occurred_at: t.clock.now() - 29 * 24 * 3600 * 1000 });
+    await send(stale);
+    t.clock.advance(2 * 24 * 3600 * 1000);
+    const asked: unknown[] = [];
+    const summary = await reparseNotifications(t.reader.db, nextVersion, t.clock.now(), (readings) => {
+      asked.push(...readings);
+      return { payments: 0, not_a_payment: 0, too_old: 0, failed: 0 };
+    });
+    expect(summary).toEqual({ read: 1, payments: 0, not_a_payment: 0, too_old: 1, failed: 0 });
+    expect(asked).toEqual([]);
   });
 
   test("a newer version that knows an unrecognised text is not a payment drops its text", async () => {
