@@ -80,3 +80,26 @@ export const EXAMPLE_SCOPE: CursorScope = { tenantId: "ten_7Hq2Lx9VbN4cR1tY8kPw"
 export function invalidCursor(field: string, detail = "This cursor was not issued by this feed to this key's shop and environment"): DomainError {
   return new DomainError("invalid_cursor", detail, { errors: [{ field, message: "not a cursor of this feed" }] });
 }
+
+/**
+ * A page of a list in commit order whose rows are read one status at a time (one index range each,
+ * so no query walks other statuses' or other shops' rows) and merged: the events view (§12) and the
+ * notifications list (§16). `fetch` reads up to `take` rows of a status after the position `from`.
+ */
+export function pageByStatus<S, R extends { seq: number }, V>(
+  store: Store,
+  kind: CursorKind,
+  scope: CursorScope,
+  statuses: readonly S[],
+  q: { after?: string; limit: number },
+  fetch: (status: S, from: number, take: number) => R[],
+  view: (row: R) => V,
+) {
+  const cursors = cursorsOf(store);
+  const from = q.after === undefined ? 0 : cursors.decode(kind, scope, q.after, "/after");
+  const rows = store.db.transaction(() => statuses.flatMap((status) => fetch(status, from, q.limit + 1)));
+  rows.sort((a, b) => a.seq - b.seq);
+  const page = rows.slice(0, q.limit);
+  const last = page.length > 0 ? page[page.length - 1]!.seq : from;
+  return { data: page.map(view), next_cursor: cursors.encode(kind, scope, last), has_more: rows.length > q.limit };
+}

@@ -8,7 +8,7 @@ import type { EventRow } from "../matching/store";
 import { perConnection } from "../store/db";
 import type { Store } from "../store/db";
 import * as schema from "../store/schema";
-import { cursorsOf } from "./cursor";
+import { pageByStatus } from "./cursor";
 import { MATCH_STATUSES } from "./model";
 import { deviceView, eventView } from "./views";
 import { NO_NOTIFICATIONS, notificationCounts } from "../notifications/views";
@@ -55,16 +55,16 @@ export const viewStatements = perConnection(prepareAll);
  * page is merged from one index range per status, so it never scans other tenants' events.
  */
 export function listEvents(store: Store, scope: Scope, status: MatchStatus | undefined, after: string | undefined, limit: number) {
-  const cursors = cursorsOf(store);
-  const from = after === undefined ? 0 : cursors.decode("event", scope, after, "/after");
   const s = viewStatements(store.db);
-  const rows: EventRow[] = store.db.transaction(() =>
-    (status ? [status] : ALL_STATUSES).flatMap((st) => s.eventsByStatus.all({ ...scope, status: st, after: from, limit: limit + 1 })),
+  return pageByStatus(
+    store,
+    "event",
+    scope,
+    status ? [status] : ALL_STATUSES,
+    { after, limit },
+    (st, from, take): EventRow[] => s.eventsByStatus.all({ ...scope, status: st, after: from, limit: take }),
+    eventView,
   );
-  rows.sort((a, b) => a.seq - b.seq);
-  const page = rows.slice(0, limit);
-  const last = page.length > 0 ? page[page.length - 1]!.seq : from;
-  return { data: page.map(eventView), next_cursor: cursors.encode("event", scope, last), has_more: rows.length > limit };
 }
 
 /** contract §12: the tenant's phones in this environment, with liveness from signed heartbeats. */

@@ -6,9 +6,9 @@ import { ApiError } from "../http/errors";
 import { idempotencyKey } from "../http/idempotency";
 import { describe } from "../http/openapi";
 import { ingestNotification, ingestPayment } from "../payments/ingest";
-import { EventReceiptSchema, PaymentEventSchema, parsePaymentEvent, type PaymentEvent } from "../payments/model";
+import { EventReceiptSchema, PaymentEventSchema, parsePaymentEvent } from "../payments/model";
 import { NOTIFICATION_REQUEST_EXAMPLES, NOTIFICATION_RESPONSE_EXAMPLES } from "../notifications/examples";
-import { NOTIFICATION_POSTED, NotificationEventSchema, NotificationReceiptSchema, parseNotificationEvent, type NotificationEvent } from "../notifications/model";
+import { NOTIFICATION_POSTED, NotificationEventSchema, NotificationReceiptSchema, parseNotificationEvent } from "../notifications/model";
 import { T } from "../http/schemas";
 import { signingExample } from "../system/docs-text";
 import { deviceAuthOf, signedJsonBody } from "./auth";
@@ -21,16 +21,26 @@ export const eventRoutes = (deps: AppDeps) =>
       const auth = deviceAuthOf(request);
       const key = idempotencyKey(request.headers.get("idempotency-key"));
       if (key === null) throw new ApiError("idempotency_key_missing", "Send the event_id in the Idempotency-Key header");
+      const scope = { tenantId: auth.tenantId, environment: auth.environment, deviceId: auth.deviceId };
+      const sameKey = (eventId: string) => {
+        if (key !== eventId) {
+          throw new ApiError("idempotency_key_mismatch", "Idempotency-Key must equal the body's event_id", {
+            errors: [{ field: "/event_id", message: "differs from the Idempotency-Key header" }],
+          });
+        }
+      };
       // contract §16: the kind says which body this is; any other kind is checked as a payment
       // event, whose checks answer unsupported_event_kind.
-      const event = (body as { kind?: unknown } | null)?.kind === NOTIFICATION_POSTED ? parseNotificationEvent(body) : parsePaymentEvent(body);
-      if (key !== event.event_id) {
-        throw new ApiError("idempotency_key_mismatch", "Idempotency-Key must equal the body's event_id", {
-          errors: [{ field: "/event_id", message: "differs from the Idempotency-Key header" }],
-        });
+      let result;
+      if ((body as { kind?: unknown } | null)?.kind === NOTIFICATION_POSTED) {
+        const event = parseNotificationEvent(body);
+        sameKey(event.event_id);
+        result = await ingestNotification(deps, scope, event);
+      } else {
+        const event = parsePaymentEvent(body);
+        sameKey(event.event_id);
+        result = await ingestPayment(deps, scope, event);
       }
-      const scope = { tenantId: auth.tenantId, environment: auth.environment, deviceId: auth.deviceId };
-      const result = event.kind === NOTIFICATION_POSTED ? await ingestNotification(deps, scope, event as NotificationEvent) : await ingestPayment(deps, scope, event as PaymentEvent);
       return Response.json(result.body, {
         status: result.status,
         headers: result.replayed ? { "idempotent-replayed": "true" } : {},

@@ -21,6 +21,8 @@ export const Amount = () =>
 export const Currency = () => Type.String({ const: "PEN", description: "Always `PEN`; anything else is `400 unsupported_currency`", examples: ["PEN"] });
 export const Environment = () => Type.Union([Type.Literal("live"), Type.Literal("test")], { description: "`live` or `test`" });
 export const Nullable = <S extends TSchema>(s: S) => Type.Union([s, Type.Null()]);
+/** A value or null, with what it means (the document describes the union, not its parts). */
+export const OrNull = <S extends TSchema>(s: S, description: string) => Type.Union([s, Type.Null()], { description });
 
 /**
  * Names schemas for the OpenAPI document: each becomes components.schemas.<name>, referenced where

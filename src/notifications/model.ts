@@ -1,7 +1,7 @@
 // The second kind of event (contract §16): a wallet notification for the box to read. Its schema,
 // validated type, answer, the connector's view of stored notifications, and examples of each wallet.
 import { canonicalJson, EventId, withoutNulls, type EventReceipt } from "../payments/model";
-import { Amount, Currency, EpochMs, named, T } from "../http/schemas";
+import { Amount, Currency, EpochMs, named, OrNull, T } from "../http/schemas";
 import { validator } from "../http/validation";
 import type { NotificationStatus, ReadPayment, Reading } from "./recogniser";
 import type { Store } from "../store/db";
@@ -10,7 +10,6 @@ import { secretHash } from "../store/secret-hash";
 export const NOTIFICATION_POSTED = "notification.posted";
 export const NOTIFICATION_STATUSES = ["payment", "not_a_payment", "unrecognized"] as const satisfies readonly NotificationStatus[];
 
-const OrNull = <S extends Parameters<typeof T.Union>[0][number]>(s: S, description: string) => T.Union([s, T.Null()], { description });
 
 export const NotificationRawSchema = T.Object(
   {

@@ -73,7 +73,7 @@ export function storeNotification(tx: Db, job: NotificationJob): StoreOutcome<No
 }
 
 /** contract §15: the data of `notification.unrecognized`. */
-function unrecognizedData(eventId: string, deviceId: string, raw: { package: string; title?: string | null; text: string }, receivedAt: number) {
+function unrecognizedData(eventId: string, deviceId: string, raw: NotificationEvent["raw"], receivedAt: number) {
   return { event_id: eventId, device_id: deviceId, package: raw.package, title: raw.title ?? null, text: raw.text, received_at: receivedAt };
 }
 

@@ -1,7 +1,7 @@
 // What the connector shows of notifications (contract §16): the list, and the per-phone counts that
 // GET /connector/v1/devices (and the device webhooks) add to each phone.
 import type { Statement } from "bun:sqlite";
-import { cursorsOf } from "../connector/cursor";
+import { pageByStatus } from "../connector/cursor";
 import { perConnection, type Db, type Store } from "../store/db";
 import type { NotificationStatus } from "../store/schema";
 import { NOTIFICATION_STATUSES } from "./model";
@@ -62,16 +62,16 @@ export function notificationView(r: ViewRow) {
  * status the page is merged from one index range per status (as the events view does).
  */
 export function listNotifications(store: Store, scope: Scope, status: NotificationStatus | undefined, after: string | undefined, limit: number) {
-  const cursors = cursorsOf(store);
-  const from = after === undefined ? 0 : cursors.decode("notification", scope, after, "/after");
   const s = viewStatements(store.db);
-  const rows = store.db.transaction(() =>
-    (status ? [status] : NOTIFICATION_STATUSES).flatMap((st) => s.byStatus.all(scope.tenantId, scope.environment, st, from, limit + 1)),
+  return pageByStatus(
+    store,
+    "notification",
+    scope,
+    status ? [status] : NOTIFICATION_STATUSES,
+    { after, limit },
+    (st, from, take) => s.byStatus.all(scope.tenantId, scope.environment, st, from, take),
+    notificationView,
   );
-  rows.sort((a, b) => a.seq - b.seq);
-  const page = rows.slice(0, limit);
-  const last = page.length > 0 ? page[page.length - 1]!.seq : from;
-  return { data: page.map(notificationView), next_cursor: cursors.encode("notification", scope, last), has_more: rows.length > limit };
 }
 
 export interface NotificationCounts {

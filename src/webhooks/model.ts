@@ -1,10 +1,8 @@
 // Schemas of the webhook routes (contract §15), with the examples the OpenAPI document shows and
 // the worked signing example of the Webhooks section.
-import type { TSchema } from "@sinclair/typebox";
-import { EpochMs, Int, named, T } from "../http/schemas";
+import { EpochMs, Int, named, OrNull, T } from "../http/schemas";
 
 /** A value or null, described on the union itself (where the OpenAPI document shows it). */
-const OrNull = <S extends TSchema>(s: S, description: string) => T.Union([s, T.Null()], { description });
 import { MESSAGE_STATUSES, MAX_URL_LENGTH } from "./endpoints.service";
 import { WEBHOOK_EVENT_TYPES } from "./outbox";
 import { DELIVERY_TIMEOUT_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS } from "./schedule";

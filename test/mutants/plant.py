@@ -35,7 +35,7 @@ M = [
  ("src/connector/cursor.ts", "if (plain.readBigUInt64BE(8) !== 0n) return null;", "", "cursor check bytes ignored"),
  ("src/connector/cursor.ts", "const id = `${kind}\\u0000${scope.tenantId}\\u0000${scope.environment}`;", "const id = `${kind}\\u0000${scope.tenantId}`;", "cursor not bound to environment"),
  ("src/connector/matches.service.ts", "} else if (seq > current) {", "} else if (seq !== current) {", "ack goes backwards"),
- ("src/connector/views.service.ts", "const page = rows.slice(0, limit);", "const page = rows.slice(0, limit + 1);", "events page one too long"),
+ ("src/connector/cursor.ts", "const page = rows.slice(0, q.limit);", "const page = rows.slice(0, q.limit + 1);", "events page one too long"),
  # commit
  ("src/store/commit-queue.ts", "if (i > 0 && performance.now() - started > TRANSACTION_BUDGET_MS) {", "if (i > 0 && performance.now() - started > TRANSACTION_BUDGET_MS * 100) {", "budget ignored"),
  ("src/store/commit-queue.ts", "      if (o.ok) item.resolve(o.value);", "      if (o.ok || true) item.resolve(o.ok ? o.value : undefined);", "failed write reported as success"),
