@@ -11,6 +11,8 @@ import type { Writer } from "./store/writer";
 export interface AppConfig {
   /** serve --public-url: the base address phones are told to use (contract §4). */
   publicUrl?: string;
+  /** SHA-256 of the certificate served (contract §17 form); null or absent without TLS. */
+  tlsFingerprint?: string | null;
 }
 
 export interface AppDeps {

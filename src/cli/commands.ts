@@ -16,7 +16,7 @@ import {
 } from "../tenants/service";
 import { VERSION } from "../version";
 import { readEnvironment, readInt, requireString, UsageError, type Command } from "./framework";
-import { initHuman, initialise, qr } from "./init";
+import { initHuman, initialise, pairingHuman, qrPngOption, withPairing } from "./init";
 import { serveCommand } from "./serve";
 import { notificationCommands } from "./notification-commands";
 import { webhookCommands } from "./webhook-commands";
@@ -29,8 +29,8 @@ export const commands: Command[] = [
   {
     path: ["init"],
     summary: "First run: create the data dir, a shop (tenant) and an activation code for its first phone",
-    options: { name: { type: "string", value: "NAME", required: true, description: "Name of the shop" } },
-    run: (ctx, o) => initialise(ctx, requireString(o, "name")),
+    options: { name: { type: "string", value: "NAME", required: true, description: "Name of the shop" }, ...qrPngOption },
+    run: (ctx, o) => initialise(ctx, requireString(o, "name"), o["qr-png"] as string | undefined),
     human: initHuman,
   },
   {
@@ -71,13 +71,14 @@ export const commands: Command[] = [
       ...tenantOpt,
       ...envOpt,
       ttl: { type: "string", value: "SECONDS", description: `Validity in seconds (default ${CODE_TTL_DEFAULT_S}, at most ${CODE_TTL_MAX_S})` },
+      ...qrPngOption,
     },
     run: (ctx, o) => {
       const ttl = readInt(o, "ttl", 1, CODE_TTL_MAX_S) ?? CODE_TTL_DEFAULT_S;
-      return createActivationCode(ctx.store().db, ctx.clock, requireString(o, "tenant"), readEnvironment(o), ttl);
+      const code = createActivationCode(ctx.store().db, ctx.clock, requireString(o, "tenant"), readEnvironment(o), ttl);
+      return withPairing(ctx, code, o["qr-png"] as string | undefined);
     },
-    human: async (r) =>
-      `Activation code: ${r.code}\nenvironment: ${r.environment}\nvalid until: ${new Date(r.expires_at).toISOString()}\n${await qr(r.code)}`,
+    human: pairingHuman,
   },
   {
     path: ["device", "list"],

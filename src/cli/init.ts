@@ -1,28 +1,56 @@
-// `init`, and the first start of `serve` on an empty data dir: a shop, its keys and a first code.
-import qrcode from "qrcode-terminal";
+// `init`, and the first start of `serve` on an empty data dir: a shop, its keys and a first code;
+// and how an activation code is shown to a person (contract §17: with its pairing URI and QR code).
 import { count } from "drizzle-orm";
 import { createActivationCode } from "../device/codes";
+import { boxAddress, type BoxAddress } from "../pairing/box-address";
+import { qrForTerminal, writeQrPng } from "../pairing/qr";
+import { pairingUri } from "../pairing/uri";
 import { tenants } from "../store/schema";
 import { createTenant } from "../tenants/service";
-import type { CommandContext } from "./framework";
+import type { CommandContext, OptionSpec } from "./framework";
 
-export function qr(text: string): Promise<string> {
-  return new Promise((res) => qrcode.generate(text, { small: true }, (s) => res(s)));
+type ActivationCode = ReturnType<typeof createActivationCode>;
+export type PairingCode = ActivationCode & { pairing_uri: string };
+
+export const qrPngOption: Record<string, OptionSpec> = {
+  "qr-png": { type: "string", value: "FILE", description: "Also write the pairing QR code as a PNG image to FILE (readable by you only)" },
+};
+
+/**
+ * The code with its pairing URI; `address` is where the server listens when `serve` asks, else the
+ * one the last `serve` recorded. With --qr-png, the QR code is written to that file as well.
+ */
+export async function withPairing(ctx: CommandContext, code: ActivationCode, qrPng?: string, address?: BoxAddress): Promise<PairingCode> {
+  const { url, fp } = address ?? (await boxAddress(ctx.dataDir));
+  const pairing_uri = pairingUri({ url, code: code.code, fp });
+  if (qrPng) await writeQrPng(pairing_uri, qrPng);
+  return { ...code, pairing_uri };
+}
+
+/** What a person reads: the code to type, the URI the QR code holds, and the code to scan. */
+export function pairingHuman(r: PairingCode): string {
+  return [
+    `Activation code: ${r.code}  (${r.environment}, valid until ${new Date(r.expires_at).toISOString()})`,
+    `Scan this with the Cuadra app, or type the code and the address ${new URL(new URL(r.pairing_uri).searchParams.get("url")!).host}:`,
+    qrForTerminal(r.pairing_uri),
+    `Pairing URI: ${r.pairing_uri}`,
+  ].join("\n");
 }
 
 /** `init` and the first start of `serve` on an empty data dir. */
-export function initialise(ctx: CommandContext, name: string) {
+export async function initialise(ctx: CommandContext, name: string, qrPng?: string, address?: BoxAddress) {
   const { db } = ctx.store();
   const existing = db.select({ n: count() }).from(tenants).get()!.n;
   if (existing > 0) {
     throw new Error(`${ctx.dataDir} is already initialised; use 'cuadra tenant create --name NAME' for another shop`);
   }
   const tenant = createTenant(db, ctx.clock, name);
-  const code = createActivationCode(db, ctx.clock, tenant.tenant_id, "live");
-  return { ...tenant, activation_code: code };
+  const code = await withPairing(ctx, createActivationCode(db, ctx.clock, tenant.tenant_id, "live"), qrPng, address);
+  // pairing_uri at the top as well: contract §17 says init's --json "adds pairing_uri".
+  return { ...tenant, activation_code: code, pairing_uri: code.pairing_uri };
 }
 
-export async function initHuman(r: ReturnType<typeof initialise>): Promise<string> {
+export function initHuman(r: Awaited<ReturnType<typeof initialise>>): string {
   return [
     `Shop "${r.name}" created (tenant ${r.tenant_id}).`,
     ``,
@@ -30,9 +58,8 @@ export async function initHuman(r: ReturnType<typeof initialise>): Promise<strin
     `  live: ${r.keys.live}`,
     `  test: ${r.keys.test}`,
     ``,
-    `Activation code for the first phone: ${r.activation_code.code}`,
-    `  (valid until ${new Date(r.activation_code.expires_at).toISOString()}; make another with 'cuadra code create --tenant ${r.tenant_id} --env live')`,
-    await qr(r.activation_code.code),
+    `First phone:`,
+    pairingHuman(r.activation_code),
+    `Make another with 'cuadra code create --tenant ${r.tenant_id} --env live'.`,
   ].join("\n");
 }
-

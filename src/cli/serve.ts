@@ -1,9 +1,6 @@
 // `cuadra serve`: both surfaces over HTTPS (self-signed by default) or plain HTTP, with a graceful
 // stop on SIGTERM/SIGINT (contract §1).
-import { X509Certificate } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { networkInterfaces } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { count } from "drizzle-orm";
 import { createApp } from "../app";
 import { ApiError, problemResponse } from "../http/errors";
@@ -14,7 +11,7 @@ import { startDelivery, type WebhookDelivery } from "../webhooks/delivery";
 import { reparseThroughWriter } from "../notifications/reparse";
 import { recentEventsMover } from "../payments/recent-events";
 import { lockDataDir } from "../store/data-dir";
-import { readerOnly } from "../store/db";
+import { readerOnly, type Store } from "../store/db";
 import { startWriter, type Writer } from "../store/writer";
 import { jsonLogger } from "../log";
 import { createRateLimiters } from "../http/rate-limit";
@@ -23,74 +20,30 @@ import { tenants } from "../store/schema";
 import { VERSION } from "../version";
 import { readInt, UsageError, type Command, type CommandContext } from "./framework";
 import { initHuman, initialise } from "./init";
+import { announce, instanceName, type Announcement } from "../pairing/announce";
+import { baseUrl, lanAddresses } from "../pairing/base-url";
+import { recordBoxAddress, DEFAULT_PORT, type BoxAddress } from "../pairing/box-address";
+import { addressesNotInCertificate, ensureSelfSignedCert, loadTls } from "../pairing/certificate";
+import { fingerprintForPeople } from "../pairing/uri";
 
 const SHUTDOWN_GRACE_MS = 4000;
 // Cheap when nothing is due (an indexed range read), so a payment that an expiring order held
 // ambiguous is re-evaluated within about a second of the expiry.
 const SWEEP_INTERVAL_MS = 1_000;
 
-interface TlsFiles {
-  cert: string;
-  key: string;
-  fingerprint: string;
-}
-
-/** The data dir's self-signed certificate, made on first start (10 years, localhost and this box's addresses). */
-export async function ensureSelfSignedCert(dataDir: string): Promise<TlsFiles> {
-  const dir = join(dataDir, "tls");
-  const certPath = join(dir, "cert.pem");
-  const keyPath = join(dir, "key.pem");
-  if (!existsSync(certPath) || !existsSync(keyPath)) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const ips = ["127.0.0.1", "::1", ...lanAddresses()];
-    // Loaded only here, on the first start with --tls auto: it takes longer to load (about 75 ms)
-    // than the rest of start-up.
-    const { generate } = await import("selfsigned");
-    const pems = await generate([{ name: "commonName", value: "cuadra.local" }], {
-      keySize: 2048,
-      notAfterDate: new Date(Date.now() + 3650 * 24 * 3600 * 1000),
-      algorithm: "sha256",
-      extensions: [
-        { name: "basicConstraints", cA: false },
-        { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
-        { name: "extKeyUsage", serverAuth: true },
-        {
-          name: "subjectAltName",
-          altNames: [{ type: 2, value: "localhost" }, { type: 2, value: "cuadra.local" }, ...ips.map((ip) => ({ type: 7 as const, ip }))],
-        },
-      ],
-    });
-    writeFileSync(keyPath, pems.private, { mode: 0o600 });
-    writeFileSync(certPath, pems.cert, { mode: 0o644 });
-  }
-  return loadTls(certPath, keyPath);
-}
-
-function loadTls(certPath: string, keyPath: string): TlsFiles {
-  const cert = readFileSync(certPath, "utf8");
-  const key = readFileSync(keyPath, "utf8");
-  return { cert, key, fingerprint: new X509Certificate(cert).fingerprint256 };
-}
-
-function lanAddresses(): string[] {
-  return Object.values(networkInterfaces())
-    .flat()
-    .filter((a) => a && !a.internal && a.family === "IPv4")
-    .map((a) => a!.address);
-}
-
 export const serveCommand: Command = {
   path: ["serve"],
   summary: "Run the server (device and connector surfaces, /docs, /healthz)",
   options: {
     host: { type: "string", value: "H", description: "Address to listen on (default 0.0.0.0)" },
-    port: { type: "string", value: "P", description: "Port (default 8443)" },
+    port: { type: "string", value: "P", description: `Port (default ${DEFAULT_PORT})` },
     tls: { type: "string", value: "auto|off", description: "auto: HTTPS, self-signed certificate in the data dir (default); off: plain HTTP" },
     "tls-cert": { type: "string", value: "F", description: "PEM certificate to use instead of the self-signed one" },
     "tls-key": { type: "string", value: "F", description: "PEM private key for --tls-cert" },
     "public-url": { type: "string", value: "URL", description: "Base address phones should use, e.g. https://caja.example.pe" },
     "rate-limit-scale": { type: "string", value: "X", description: "Multiply every rate-limit bucket by X (0 turns limiting off)" },
     name: { type: "string", value: "NAME", description: "Create the first shop with this name if the data dir has none (in a terminal, \"My shop\" is used without it)" },
+    "no-mdns": { type: "boolean", description: "Do not announce the box on the local network (DNS-SD _cuadra._tcp over multicast DNS)" },
     "no-init": { type: "boolean", description: "Do not initialise an empty data dir (for services; run 'cuadra init' yourself)" },
   },
   async run(ctx, o) {
@@ -98,7 +51,7 @@ export const serveCommand: Command = {
     // during start-up must still end with exit 0, not with the signal's default action (143/130).
     const stop = listenForStop();
     const host = (o.host as string | undefined) ?? "0.0.0.0";
-    const port = readInt(o, "port", 0, 65535) ?? 8443;
+    const port = readInt(o, "port", 0, 65535) ?? DEFAULT_PORT;
     const tlsMode = (o.tls as string | undefined) ?? "auto";
     if (tlsMode !== "auto" && tlsMode !== "off") throw new UsageError(`--tls must be auto or off, not '${tlsMode}'`);
     const certFile = o["tls-cert"] as string | undefined;
@@ -146,17 +99,6 @@ async function serveHeld(
   { host, port, tlsMode, certFile, keyFile, scale, publicUrl }: ServeOptions,
 ): Promise<undefined> {
   const store = ctx.store();
-  const hasTenant = store.db.select({ n: count() }).from(tenants).get()!.n > 0;
-  const name = o.name as string | undefined;
-  // An empty data dir gets its first shop when asked (--name) or when a person is watching the
-  // terminal; scripts, test suites and services never get a shop they did not ask for.
-  const interactive = process.stdout.isTTY === true;
-  if (!hasTenant && !o["no-init"] && !ctx.json && (name !== undefined || interactive)) {
-    ctx.out(await initHuman(initialise(ctx, name ?? "My shop")));
-  } else if (!hasTenant && !o["no-init"]) {
-    ctx.err("note: this data dir has no shop yet; create one with 'cuadra init --name NAME' (or start with --name NAME)");
-  }
-
   const tls = certFile && keyFile ? loadTls(resolve(certFile), resolve(keyFile)) : tlsMode === "auto" ? await ensureSelfSignedCert(ctx.dataDir) : null;
   const logger = jsonLogger();
   const secretBox = await createSecretBox(loadMasterKey(ctx.dataDir));
@@ -174,7 +116,7 @@ async function serveHeld(
     logger,
     limiters: createRateLimiters(ctx.clock, scale),
     secretBox,
-    config: { publicUrl: publicUrl?.replace(/\/+$/, "") },
+    config: { publicUrl: publicUrl?.replace(/\/+$/, ""), tlsFingerprint: tls?.fingerprint ?? null },
     recognise: ctx.recognise,
   });
 
@@ -211,20 +153,64 @@ async function serveHeld(
   }
 
   const scheme = tls ? "https" : "http";
-  const shownHosts = host === "0.0.0.0" || host === "::" ? ["localhost", ...lanAddresses()] : [host];
-  const urls = shownHosts.map((h) => `${scheme}://${h.includes(":") ? `[${h}]` : h}:${server.port}`);
+  const listeningPort = server.port ?? port;
+  const listensEverywhere = host === "0.0.0.0" || host === "::";
+  const address: BoxAddress = {
+    // contract §17; a server bound to one address can only be reached there.
+    url: listensEverywhere || publicUrl ? baseUrl({ publicUrl, scheme, port: listeningPort, addresses: lanAddresses() }) : `${scheme}://${urlHost(host)}:${listeningPort}`,
+    fp: tls?.fingerprint ?? null,
+  };
+  recordBoxAddress(ctx.dataDir, address);
+
+  // The first shop is made only once the server listens, so a port in use leaves nothing half made.
+  const hasTenant = store.db.select({ n: count() }).from(tenants).get()!.n > 0;
+  const name = o.name as string | undefined;
+  // An empty data dir gets its first shop when asked (--name) or when a person is watching the
+  // terminal; scripts, test suites and services never get a shop they did not ask for.
+  const interactive = process.stdout.isTTY === true;
+  if (!hasTenant && !o["no-init"] && !ctx.json && (name !== undefined || interactive)) {
+    ctx.out(initHuman(await initialise(ctx, name ?? "My shop", undefined, address)));
+  } else if (!hasTenant && !o["no-init"]) {
+    ctx.err("note: this data dir has no shop yet; create one with 'cuadra init --name NAME' (or start with --name NAME)");
+  }
+
+  const shownHosts = listensEverywhere ? ["localhost", ...lanAddresses()] : [host];
+  const urls = shownHosts.map((h) => `${scheme}://${urlHost(h)}:${listeningPort}`);
+  const shopName = firstShopName(store);
+  const announcing = o["no-mdns"] ? null : `"${instanceName(shopName)}" (_cuadra._tcp)`;
+  const unnamed = tls ? addressesNotInCertificate(tls.cert, listensEverywhere ? lanAddresses() : [host]) : [];
+  const certificateWarning =
+    unnamed.length > 0 && unnamed.length === (listensEverywhere ? lanAddresses() : [host]).length ? certificateWarningText(unnamed) : null;
   ctx.out(
     [
       `Cuadra ${VERSION} is running.`,
       `  URL:  ${urls.join("  ")}`,
       `  Docs: ${urls[0]}/docs`,
-      ...(tls ? [`  TLS certificate SHA-256 fingerprint: ${tls.fingerprint}`] : []),
-      ...(tls && !certFile ? [`  (self-signed; phones and browsers will ask you to trust it: check this fingerprint)`] : []),
+      ...(tls ? [`  TLS certificate SHA-256 fingerprint: ${fingerprintForPeople(tls.fingerprint)}`] : []),
+      ...(tls && !certFile ? [`  (self-signed; phones trust it by this fingerprint, given in their pairing QR code; browsers ask you to check it)`] : []),
+      `  Phones pair with: ${address.url}${announcing ? `, announced on the local network as ${announcing}` : ""}`,
       `  Data: ${resolve(ctx.dataDir)}`,
+      ...(certificateWarning ? [certificateWarning] : []),
       `Press Ctrl+C to stop.`,
     ].join("\n"),
   );
-  logger.event("info", "listening", { url: `${scheme}://${host}:${server.port}`, version: VERSION, ...(tls ? { tls_fingerprint: tls.fingerprint } : {}) });
+  logger.event("info", "listening", {
+    url: `${scheme}://${host}:${listeningPort}`,
+    pairing_url: address.url,
+    version: VERSION,
+    ...(tls ? { tls_fingerprint: tls.fingerprint } : {}),
+  });
+  if (certificateWarning) logger.event("warn", "the TLS certificate names none of this box's addresses", { addresses: unnamed });
+
+  // contract §17: failure to announce (no multicast interface) is logged once and never stops the server.
+  const announcement: Announcement | null = o["no-mdns"]
+    ? null
+    : announce({
+        shopName,
+        port: listeningPort,
+        fp: address.fp,
+        onFailure: (e) => logger.event("warn", "cannot announce on the local network (mDNS); phones that lose the box must be paired again", { error: e.message }),
+      });
 
   // contract §10: expiry is correct without this job (candidates are filtered by expires_at at
   // read time); the sweep records expiries and re-evaluates the payments expired orders held.
@@ -275,8 +261,24 @@ async function serveHeld(
 
   await stop.wait;
   clearInterval(sweeper);
-  await stopGracefully(server, writer, delivery, ctx, logger.event);
+  await stopGracefully(server, writer, delivery, announcement, ctx, logger.event);
   return undefined;
+}
+
+const urlHost = (h: string) => (h.includes(":") ? `[${h}]` : h);
+
+/** The shop the announcement is named after: the first one made (a box almost always has one). */
+function firstShopName(store: Store): string | null {
+  return store.db.select({ name: tenants.name }).from(tenants).orderBy(tenants.createdAt, tenants.id).limit(1).get()?.name ?? null;
+}
+
+function certificateWarningText(addresses: string[]): string {
+  return [
+    `Note: the TLS certificate names none of this computer's addresses (${addresses.join(", ")}): it was made when the computer had another one.`,
+    `  Phones paired with a QR code are not affected: they trust the box by its fingerprint, not by its address, and find it again on the local network.`,
+    `  Browsers warn about the name, and curl needs -k (compare the fingerprint above). Do not delete tls/: a new certificate`,
+    `  has a new fingerprint, and every phone would have to be paired again.`,
+  ].join("\n");
 }
 
 /** Records the first SIGTERM/SIGINT. The handlers stay installed, so a second signal during the
@@ -298,11 +300,14 @@ async function stopGracefully(
   server: ReturnType<typeof Bun.serve>,
   writer: Writer,
   delivery: WebhookDelivery,
+  announcement: Announcement | null,
   ctx: CommandContext,
   log: (l: "info", m: string) => void,
 ): Promise<void> {
   log("info", "stopping");
   const force = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
+  // Goodbye first (contract §17: the announcement is withdrawn), so phones stop trying this address.
+  await announcement?.stop();
   await server.stop(false); // let in-flight requests finish
   // Attempts still waiting on a receiver after this are sent again after the restart (at least once).
   await Promise.race([delivery.stop(), Bun.sleep(SHUTDOWN_GRACE_MS / 2)]);

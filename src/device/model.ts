@@ -1,7 +1,7 @@
 // Schemas of the device surface (contract §4, §5, §7) and the config sent to phones.
 import { BODY_LIMITS } from "../http/body";
 import type { TSchema } from "@sinclair/typebox";
-import { EpochMs, Int, LicenseSchema, named, Nullable, T } from "../http/schemas";
+import { EpochMs, Int, LicenseSchema, named, Nullable, OrNull as NullOr, T } from "../http/schemas";
 import { MAX_CLOCK_SKEW_MS } from "./signing";
 
 /** contract §4: sent on activation and with every heartbeat answer. */
@@ -52,6 +52,10 @@ export const ActivationResponseSchema = T.Object({
   tenant_name: T.String(),
   environment: T.Union([T.Literal("live"), T.Literal("test")]),
   api_base_url: T.String({ description: "Absolute URL ending in `/device/v1`", examples: ["https://192.168.1.20:8443/device/v1"] }),
+  tls_fingerprint: NullOr(
+    T.String({ pattern: "^[0-9a-f]{64}$", examples: ["bd5d8d31c0a2f7e94b1d6c3a8e5f2b7d9c4e1a6f3b8d2c7e5a9f1b4d6c8e2a09"] }),
+    "SHA-256 of the box's TLS certificate, lower-case hex without separators (contract §17); `null` when the box serves plain HTTP. Pin it: talk to the box only over TLS connections whose certificate has this fingerprint, whatever address or name it is reached by.",
+  ),
   license: LicenseSchema,
   server_time: EpochMs("Server time; use it to measure the phone's clock offset"),
   config: DeviceConfigSchema,
