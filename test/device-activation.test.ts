@@ -41,6 +41,7 @@ describe("201", () => {
       tenant_name: "Bodega Rosa",
       environment: "test",
       api_base_url: "http://localhost/device/v1",
+      tls_fingerprint: null, // this app is given no certificate (as with --tls off)
       license: { status: "active", reason: null, plan: "standard", max_devices: 5, devices_in_use: 1, expires_at: null },
       server_time: t.clock.now(),
       config: { heartbeat_interval_ms: 60000, max_clock_skew_ms: 300000, max_event_bytes: 65536 },
@@ -65,7 +66,7 @@ describe("201", () => {
     expect(await box.open(row.secretEnc)).toBe(res.body.secret);
   });
 
-  test("api_base_url follows the Host header, or --public-url when set", async () => {
+  test("api_base_url follows the Host header, or --public-url when set; tls_fingerprint is the served certificate's", async () => {
     const c = newCode();
     const res = await t.send(
       new Request("http://localhost/device/v1/activation", {
@@ -77,13 +78,16 @@ describe("201", () => {
     );
     expect(res.body.api_base_url).toBe("http://192.168.1.20:8443/device/v1");
 
-    const other = await makeTestApp({ publicUrl: "https://caja.example.pe" });
+    const fp = "bd5d8d31c0a2f7e94b1d6c3a8e5f2b7d9c4e1a6f3b8d2c7e5a9f1b4d6c8e2a09";
+    const other = await makeTestApp({ publicUrl: "https://caja.example.pe", tlsFingerprint: fp });
     try {
       const tenant = other.tenant();
       const code = createActivationCode(other.store.db, other.clock, tenant.tenant_id, "live");
       const r = await activate(code.code, {}, other);
       expect(r.status).toBe(201);
       expect(r.body.api_base_url).toBe("https://caja.example.pe/device/v1");
+      // contract §17: the certificate the phone must pin, as serve was given it.
+      expect(r.body.tls_fingerprint).toBe(fp);
     } finally {
       other.close();
     }

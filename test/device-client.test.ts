@@ -1,15 +1,16 @@
 // src/client/device-client.ts against a scripted server: signing, clock offset, retries.
 import { describe, expect, test } from "bun:test";
-import { DeviceApiError, DeviceClient } from "../src/client/device-client";
+import { DeviceApiError, DeviceClient, type ClientOptions, type Credentials } from "../src/client/device-client";
 import { signRequest } from "../src/device/signing";
 
 const creds = { deviceId: "dev_x", secret: "s3cret", apiBaseUrl: "https://box.local:8443/device/v1" };
 
-function scripted(answers: (Response | Error)[]) {
+function scripted(answers: (Response | Error)[], more: Partial<ClientOptions> & { credentials?: Credentials } = {}) {
   const seen: Request[] = [];
   const sleeps: number[] = [];
   let phoneClock = 1_000_000;
-  const client = new DeviceClient(creds, {
+  const client = new DeviceClient(more.credentials ?? { ...creds }, {
+    ...more,
     fetch: async (r) => {
       seen.push(r.clone());
       const next = answers.shift();
@@ -103,7 +104,7 @@ describe("DeviceClient", () => {
       { activation_code: "x", device_label: "l", app_version: "1", platform: "ios", os_version: "17" },
       { fetch: async () => Response.json(activation, { status: 201 }), now: () => 1_000 },
     );
-    expect(client.credentials).toEqual({ deviceId: "dev_new", secret: "abc", apiBaseUrl: "https://box.local:8443/device/v1" });
+    expect(client.credentials).toEqual({ deviceId: "dev_new", secret: "abc", apiBaseUrl: "https://box.local:8443/device/v1", tlsFingerprint: null });
     expect(client.clockOffsetMs).toBe(4_000);
     await expect(
       DeviceClient.activate("https://box.local:8443", { activation_code: "x", device_label: "l", app_version: "1", platform: "ios", os_version: "17" }, {
@@ -116,5 +117,94 @@ describe("DeviceClient", () => {
     const { client } = scripted([Response.json({ server_time: 1_000_000 - 90_000 })]);
     expect(await client.syncClock()).toBe(-90_000);
     expect(client.serverNow()).toBe(1_000_000 - 90_000);
+  });
+});
+
+// The app keeps what it could not deliver (contract §17's issue: never dropped), and finds its box again.
+describe("DeviceClient: what it could not deliver", () => {
+  const ok = () => Response.json(receipt, { status: 201 });
+  const heartbeatOk = () => Response.json({ server_time: 1, license: { status: "active" } }, { status: 200 });
+  const suspended = () => problem(403, "license_suspended", { license: { status: "suspended", reason: "suspended" } });
+  const ev = (id: string) => ({ ...event, event_id: id });
+  const sentIds = async (seen: Request[]) =>
+    Promise.all(seen.filter((r) => r.url.endsWith("/events")).map(async (r) => JSON.parse(await r.text()).event_id));
+
+  test("a network error keeps the event queued; the next accepted heartbeat sends it", async () => {
+    const down = [new TypeError("x"), new TypeError("x"), new TypeError("x"), new TypeError("x")];
+    const { client, seen } = scripted([...down, heartbeatOk(), ok()]);
+    await expect(client.sendEvent(ev("e1"))).rejects.toThrow("x");
+    expect(client.queue.map((e) => e.event_id)).toEqual(["e1"]);
+    expect((await client.heartbeat()).status).toBe(200);
+    expect(client.queue).toEqual([]);
+    expect(await sentIds(seen)).toEqual(["e1", "e1", "e1", "e1", "e1"]);
+  });
+
+  test("403 license_suspended keeps it; a refused heartbeat sends nothing; an accepted one sends it", async () => {
+    const { client, seen } = scripted([suspended(), suspended(), heartbeatOk(), ok()]);
+    expect((await client.sendEvent(ev("e1"))).status).toBe(403);
+    expect(client.queue).toHaveLength(1);
+    expect((await client.heartbeat()).status).toBe(403);
+    expect(client.queue).toHaveLength(1);
+    expect(seen).toHaveLength(2);
+    await client.heartbeat();
+    expect(client.queue).toEqual([]);
+    expect(await sentIds(seen)).toEqual(["e1", "e1"]);
+  });
+
+  test("flush sends oldest first, stops at the first the box cannot take, and drops only what it refuses for good", async () => {
+    const { client, seen } = scripted([problem(422, "event_id_reused"), ok(), suspended()], { queue: [ev("a"), ev("b"), ev("c"), ev("d")] });
+    const report = await client.flush();
+    expect(report).toEqual({
+      delivered: 1,
+      rejected: [{ event: ev("a"), status: 422, code: "event_id_reused" }],
+      remaining: 2,
+      blocked: "license_suspended",
+    });
+    expect(client.queue.map((e) => e.event_id)).toEqual(["c", "d"]);
+    expect(await sentIds(seen)).toEqual(["a", "b", "c"]);
+  });
+
+  test("an event already queued is queued once", async () => {
+    const { client } = scripted([suspended(), suspended()]);
+    await client.sendEvent(ev("e1"));
+    await client.sendEvent(ev("e1"));
+    expect(client.queue).toHaveLength(1);
+  });
+
+  test("a pinned client that cannot reach its box browses for it once, moves there and sends", async () => {
+    const fp = "ab".repeat(32);
+    const asked: string[] = [];
+    const seen: string[] = [];
+    const client = new DeviceClient(
+      { ...creds, tlsFingerprint: fp },
+      {
+        fetch: async (r) => {
+          seen.push(r.url);
+          if (r.url.startsWith("https://box.local:8443/")) throw new TypeError("connection refused");
+          return ok();
+        },
+        discover: async (pin) => (asked.push(pin), "https://192.168.1.31:9443"),
+        sleep: async () => {},
+      },
+    );
+    expect((await client.sendEvent(ev("e1"))).status).toBe(201);
+    expect(asked).toEqual([fp]);
+    expect(seen).toEqual(["https://box.local:8443/device/v1/events", "https://192.168.1.31:9443/device/v1/events"]);
+    expect(client.credentials.apiBaseUrl).toBe("https://192.168.1.31:9443/device/v1");
+    expect(client.queue).toEqual([]);
+  });
+
+  test("when browsing finds nothing new, it retries where it was, and keeps the event", async () => {
+    const fp = "ab".repeat(32);
+    let browsed = 0;
+    const { client, sleeps } = scripted([new TypeError("x"), new TypeError("x"), new TypeError("x"), new TypeError("x")], {
+      credentials: { ...creds, tlsFingerprint: fp },
+      discover: async () => (browsed++, "https://box.local:8443"),
+    });
+    await expect(client.sendEvent(ev("e1"))).rejects.toThrow("x");
+    expect(browsed).toBe(1);
+    expect(sleeps).toEqual([250, 500, 1000]);
+    expect(client.credentials.apiBaseUrl).toBe(creds.apiBaseUrl);
+    expect(client.queue).toHaveLength(1);
   });
 });

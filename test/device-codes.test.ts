@@ -10,6 +10,14 @@ import { isOnline } from "../src/device/model";
 import { ManualClock } from "../src/clock";
 import { activatePhone } from "./support/device";
 import { makeTestApp } from "./support/harness";
+import { decodePng, decodeTerminalQr } from "./support/qr";
+import { recordBoxAddress } from "../src/pairing/box-address";
+import { fingerprintOfPem, parsePairingUri } from "../src/pairing/uri";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const FP = "bd5d8d31c0a2f7e94b1d6c3a8e5f2b7d9c4e1a6f3b8d2c7e5a9f1b4d6c8e2a09";
 
 const t = await makeTestApp();
 afterAll(() => t.close());
@@ -92,23 +100,63 @@ describe("CLI", () => {
     return { code, out: out.join("\n"), err: err.join("\n") };
   }
 
-  test("code create --json prints one JSON document with the code and its expiry", async () => {
+  test("code create --json prints one JSON document with the code, its expiry and its pairing URI (§17)", async () => {
     const tenant = t.tenant();
+    recordBoxAddress(t.dataDir, { url: "https://192.168.1.20:9443", fp: FP });
     const r = await run(["code", "create", "--tenant", tenant.tenant_id, "--env", "test", "--ttl", "600", "--json"]);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.out);
-    expect(doc).toEqual({ code: expect.stringMatching(/^[A-Z]{4}-[A-Z]{4}-[A-Z]{4}$/), tenant_id: tenant.tenant_id, environment: "test", expires_at: t.clock.now() + 600_000 });
+    expect(doc).toEqual({
+      code: expect.stringMatching(/^[A-Z]{4}-[A-Z]{4}-[A-Z]{4}$/),
+      tenant_id: tenant.tenant_id,
+      environment: "test",
+      expires_at: t.clock.now() + 600_000,
+      pairing_uri: `cuadra://pair?url=https%3A%2F%2F192.168.1.20%3A9443&code=${doc.code}&fp=${FP}`,
+    });
     const row = t.store.sqlite.query("SELECT environment, expires_at FROM activation_codes WHERE code_hash = ?").get(secretHash(t.store, doc.code.replace(/-/g, "")));
     expect(row).toEqual({ environment: "test", expires_at: t.clock.now() + 600_000 });
   });
 
-  test("code create without --json draws a QR code", async () => {
+  test("code create without --json writes the code, the URI, and draws a QR code of the pairing URI", async () => {
     const tenant = t.tenant();
+    recordBoxAddress(t.dataDir, { url: "http://10.0.0.7:8443", fp: null });
     const r = await run(["code", "create", "--tenant", tenant.tenant_id, "--env", "live"]);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/Activation code: [A-Z]{4}-[A-Z]{4}-[A-Z]{4}/);
-    // qrcode-terminal's small mode draws with half blocks over many lines.
-    expect(r.out.split("\n").filter((l) => /[▀▄█]/.test(l)).length).toBeGreaterThan(8);
+    const code = /Activation code: ([A-Z]{4}-[A-Z]{4}-[A-Z]{4})/.exec(r.out)![1];
+    const uri = `cuadra://pair?url=http%3A%2F%2F10.0.0.7%3A8443&code=${code}`;
+    expect(r.out.trimEnd().endsWith(`Pairing URI: ${uri}`)).toBe(true);
+    expect(r.out).toContain("type the code and the address 10.0.0.7:8443");
+    expect(decodeTerminalQr(r.out)).toBe(uri);
+  });
+
+  test("before any serve, the URI names what a default serve uses: port 8443 and the data dir's certificate", async () => {
+    const other = await makeTestApp();
+    const dir = other.dataDir;
+    try {
+      const tenant = other.tenant();
+      const out: string[] = [];
+      const code = await runCli(commands, ["code", "create", "--tenant", tenant.tenant_id, "--env", "live", "--json", "--data-dir", dir], {
+        env: {},
+        clock: other.clock,
+        out: (x) => out.push(x),
+        err: () => {},
+      });
+      expect(code).toBe(0);
+      const pairing = parsePairingUri(JSON.parse(out.join("")).pairing_uri);
+      expect(pairing.url).toMatch(/^https:\/\/[^/]+:8443$/);
+      expect(pairing.fp).toBe(fingerprintOfPem(readFileSync(join(dir, "tls", "cert.pem"), "utf8")));
+    } finally {
+      other.close();
+    }
+  });
+
+  test("--qr-png writes the pairing QR code as an image", async () => {
+    const tenant = t.tenant();
+    recordBoxAddress(t.dataDir, { url: "https://192.168.1.20:8443", fp: FP });
+    const png = join(mkdtempSync(join(tmpdir(), "cuadra-png-")), "pair.png");
+    const r = await run(["code", "create", "--tenant", tenant.tenant_id, "--env", "live", "--json", "--qr-png", png]);
+    expect(r.code).toBe(0);
+    expect(decodePng(png)).toBe(JSON.parse(r.out).pairing_uri);
   });
 
   test("code create refuses a TTL above 259 200 s or an unknown tenant", async () => {

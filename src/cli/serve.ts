@@ -11,7 +11,7 @@ import { startDelivery, type WebhookDelivery } from "../webhooks/delivery";
 import { reparseThroughWriter } from "../notifications/reparse";
 import { recentEventsMover } from "../payments/recent-events";
 import { lockDataDir } from "../store/data-dir";
-import { readerOnly, type Store } from "../store/db";
+import { openStore, readerOnly, type Store } from "../store/db";
 import { startWriter, type Writer } from "../store/writer";
 import { jsonLogger } from "../log";
 import { createRateLimiters } from "../http/rate-limit";
@@ -169,7 +169,13 @@ async function serveHeld(
   // terminal; scripts, test suites and services never get a shop they did not ask for.
   const interactive = process.stdout.isTTY === true;
   if (!hasTenant && !o["no-init"] && !ctx.json && (name !== undefined || interactive)) {
-    ctx.out(initHuman(await initialise(ctx, name ?? "My shop", undefined, address)));
+    // This connection reads only now (contract §14): the shop is made on one of its own, as `init` would.
+    const own = openStore(ctx.dataDir);
+    try {
+      ctx.out(initHuman(await initialise({ ...ctx, store: () => own }, name ?? "My shop", undefined, address)));
+    } finally {
+      own.close();
+    }
   } else if (!hasTenant && !o["no-init"]) {
     ctx.err("note: this data dir has no shop yet; create one with 'cuadra init --name NAME' (or start with --name NAME)");
   }

@@ -1,12 +1,17 @@
-// A typed client of the device surface, as the phone app behaves (contract §4–§7): it activates,
-// keeps its clock offset from server_time, signs every request over the exact bytes it sends, and
-// retries what is safe to retry, honouring Retry-After. Used by the end-to-end tests;
-// `fetch`, `now` and `sleep` are injectable so tests can drive it without a socket or
-// without waiting.
+// A typed client of the device surface, as the phone app behaves (contract §4–§7, §17): it pairs
+// from a pairing URI and then talks only to the box with the pinned certificate, keeps its clock
+// offset from server_time, signs every request over the exact bytes it sends, retries what is safe
+// to retry honouring Retry-After, finds its box again on the local network when it does not answer,
+// and keeps every event it could not deliver until the box accepts it. Used by the end-to-end
+// tests; `fetch`, `now`, `sleep` and `discover` are injectable so tests can drive it without a
+// socket or without waiting.
 import type { EventReceipt } from "../payments/model";
 import type { NotificationReceipt } from "../notifications/model";
 import type { License } from "../tenants/service";
 import { requestTarget, signRequest, SIGNATURE_ALG } from "../device/signing";
+import { parsePairingUri } from "../pairing/uri";
+import { discoverBox } from "./discover";
+import { pinnedFetch } from "./pinning";
 
 export interface ActivationRequest {
   activation_code: string;
@@ -32,6 +37,8 @@ export interface Activation {
   tenant_name: string;
   environment: "live" | "test";
   api_base_url: string;
+  /** contract §17: SHA-256 of the box's certificate, or null without TLS. */
+  tls_fingerprint: string | null;
   license: License;
   server_time: number;
   config: DeviceConfig;
@@ -113,6 +120,13 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Attempts after the first, for answers that are safe to retry. Default 5. */
   maxRetries?: number;
+  /**
+   * Finds the box announcing this fingerprint on the local network (contract §17) and gives its base
+   * URL, or null. Default: browse `_cuadra._tcp` with multicast DNS, for a pinned client.
+   */
+  discover?: (fp: string) => Promise<string | null>;
+  /** Events not yet delivered, e.g. as the app saved them before it was stopped. */
+  queue?: QueuedEvent[];
 }
 
 export interface Credentials {
@@ -120,36 +134,90 @@ export interface Credentials {
   secret: string;
   /** api_base_url from the activation: absolute, ending in /device/v1. */
   apiBaseUrl: string;
+  /** The pinned certificate fingerprint (contract §17); absent or null for a box without TLS. */
+  tlsFingerprint?: string | null;
+}
+
+export type QueuedEvent = PaymentEventBody | NotificationEventBody;
+
+
+export interface FlushReport {
+  delivered: number;
+  /** Events the box refused for what they are (400, 413, 415, 422); resending cannot help. */
+  rejected: { event: QueuedEvent; status: number; code: string }[];
+  /** Events still queued. */
+  remaining: number;
+  /** Why sending stopped with events queued: "unreachable", or the box's code (e.g. "license_suspended"). */
+  blocked: string | null;
 }
 
 /** Statuses worth another attempt of the same request: the server said "later". */
 const RETRY_STATUSES = new Set([409, 429, 500, 502, 503, 504]);
 const MAX_BACKOFF_MS = 30_000;
+/**
+ * Answers that refuse the event itself, so that sending it again cannot succeed. After any other
+ * answer that is not a success (401/403: license suspended, phone revoked, clock; 409/429/5xx) the
+ * event stays queued: the box may take it later, unchanged.
+ */
+const REFUSES_THE_EVENT = new Set([400, 413, 415, 422]);
 
 export class DeviceClient {
   /** server time − phone time, in ms; added to the phone's clock when signing. */
   clockOffsetMs = 0;
+  /** Events not yet delivered, oldest first; the app saves it, and passes it back as `opts.queue`. */
+  readonly queue: QueuedEvent[];
   private readonly fetchFn: (request: Request) => Promise<Response>;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly maxRetries: number;
+  private readonly discover: ((fp: string) => Promise<string | null>) | null;
 
   constructor(
     readonly credentials: Credentials,
     opts: ClientOptions = {},
   ) {
-    this.fetchFn = opts.fetch ?? ((r) => fetch(r));
+    const fp = credentials.tlsFingerprint ?? null;
+    this.fetchFn = opts.fetch ?? defaultFetch(fp);
     this.now = opts.now ?? Date.now;
     this.sleep = opts.sleep ?? ((ms) => new Promise((res) => setTimeout(res, ms)));
     this.maxRetries = opts.maxRetries ?? 5;
+    this.discover = opts.discover ?? (fp ? discoverBox : null);
+    this.queue = [...(opts.queue ?? [])];
   }
 
   /**
-   * Links a phone. `serverUrl` is the box's address (e.g. https://192.168.1.20:8443). The clock
-   * offset starts from the activation's server_time. Throws DeviceApiError unless 201.
+   * Pairs a phone from the pairing URI the box shows (contract §17): activates with its code over TLS
+   * pinned to its `fp`, and checks that the box gives the same fingerprint in its answer. The client
+   * talks to that box only, wherever it moves. Throws DeviceApiError unless 201, PinMismatchError if
+   * the box at the URI's address is another one.
    */
-  static async activate(serverUrl: string, request: ActivationRequest, opts: ClientOptions = {}): Promise<{ client: DeviceClient; activation: Activation }> {
-    const fetchFn = opts.fetch ?? ((r: Request) => fetch(r));
+  static async pair(
+    pairingUri: string,
+    device: Omit<ActivationRequest, "activation_code">,
+    opts: ClientOptions = {},
+  ): Promise<{ client: DeviceClient; activation: Activation }> {
+    const { url, code, fp } = parsePairingUri(pairingUri);
+    const fetchFn = opts.fetch ?? defaultFetch(fp);
+    const paired = await DeviceClient.activate(url, { ...device, activation_code: code }, { ...opts, fetch: fetchFn }, fp);
+    if (paired.activation.tls_fingerprint !== fp) {
+      throw new Error(`the box answered with fingerprint ${paired.activation.tls_fingerprint}, not the ${fp} of the pairing URI`);
+    }
+    return paired;
+  }
+
+  /**
+   * Links a phone with a code typed by hand. `serverUrl` is the box's address (e.g.
+   * http://192.168.1.20:8443 for a box without TLS; a box with TLS is paired with `pair`, which
+   * knows its fingerprint). The clock offset starts from the activation's server_time. Throws
+   * DeviceApiError unless 201.
+   */
+  static async activate(
+    serverUrl: string,
+    request: ActivationRequest,
+    opts: ClientOptions = {},
+    tlsFingerprint: string | null = null,
+  ): Promise<{ client: DeviceClient; activation: Activation }> {
+    const fetchFn = opts.fetch ?? defaultFetch(tlsFingerprint);
     const now = opts.now ?? Date.now;
     const sentAt = now();
     const res = await fetchFn(
@@ -162,7 +230,10 @@ export class DeviceClient {
     const body = (await readJson(res)) as Activation | Problem;
     if (res.status !== 201) throw new DeviceApiError(res.status, body as Problem);
     const activation = body as Activation;
-    const client = new DeviceClient({ deviceId: activation.device_id, secret: activation.secret, apiBaseUrl: activation.api_base_url }, opts);
+    const client = new DeviceClient(
+      { deviceId: activation.device_id, secret: activation.secret, apiBaseUrl: activation.api_base_url, tlsFingerprint },
+      { ...opts, fetch: fetchFn },
+    );
     client.clockOffsetMs = offsetFrom(activation.server_time, sentAt, now());
     return { client, activation };
   }
@@ -181,17 +252,68 @@ export class DeviceClient {
     return this.now() + this.clockOffsetMs;
   }
 
+  /** Sends a payment now; it stays queued until the box has it (see `flush`). */
   sendEvent(event: PaymentEventBody): Promise<ClientResponse<EventReceipt>> {
-    return this.signed<EventReceipt>("POST", "/events", event, { "idempotency-key": event.event_id });
+    return this.deliver<EventReceipt>(event);
   }
 
-  /** Sends a wallet notification for the box to read (contract §16), retried like any event. */
+  /** Sends a wallet notification for the box to read (contract §16), kept like any event. */
   sendNotification(event: NotificationEventBody): Promise<ClientResponse<NotificationReceipt>> {
-    return this.signed<NotificationReceipt>("POST", "/events", event, { "idempotency-key": event.event_id });
+    return this.deliver<NotificationReceipt>(event);
   }
 
-  heartbeat(body: HeartbeatBody = {}): Promise<ClientResponse<HeartbeatAnswer>> {
-    return this.signed<HeartbeatAnswer>("POST", "/heartbeat", body);
+  /**
+   * A heartbeat. One that the box accepts means the license is active and the phone known, so the
+   * events kept while the box refused them (403 license_suspended) or could not be reached are sent
+   * again before this returns.
+   */
+  async heartbeat(body: HeartbeatBody = {}): Promise<ClientResponse<HeartbeatAnswer>> {
+    const res = await this.signed<HeartbeatAnswer>("POST", "/heartbeat", body);
+    if (res.status === 200 && this.queue.length > 0) await this.flush();
+    return res;
+  }
+
+  /**
+   * Sends the queued events, oldest first, each with its own event_id (the box stores each once, so
+   * sending one again is harmless). Stops at the first one the box cannot take now (unreachable,
+   * license suspended, phone revoked or unknown) and keeps it and the rest; an event the box refuses
+   * for what it is (400, 413, 415, 422) is dropped from the queue and reported, since sending it
+   * again cannot succeed.
+   */
+  async flush(): Promise<FlushReport> {
+    const report: FlushReport = { delivered: 0, rejected: [], remaining: 0, blocked: null };
+    for (const event of [...this.queue]) {
+      let res: ClientResponse<unknown>;
+      try {
+        res = await this.deliver(event);
+      } catch {
+        report.blocked = "unreachable";
+        break;
+      }
+      if (res.ok) report.delivered++;
+      else if (this.queue.includes(event)) {
+        report.blocked = (res.body as Problem | null)?.code ?? String(res.status);
+        break;
+      } else report.rejected.push({ event, status: res.status, code: (res.body as Problem | null)?.code ?? "" });
+    }
+    report.remaining = this.queue.length;
+    return report;
+  }
+
+  /** Queues the event (once per event_id), sends it, and keeps it queued unless the box took or refused it for good. */
+  private async deliver<T>(event: QueuedEvent): Promise<ClientResponse<T>> {
+    if (!this.queue.some((q) => q.event_id === event.event_id)) this.queue.push(event);
+    const res = await this.signed<T>("POST", "/events", event, { "idempotency-key": event.event_id }); // a network error keeps it
+    if (res.ok || REFUSES_THE_EVENT.has(res.status)) {
+      const at = this.queue.findIndex((q) => q.event_id === event.event_id);
+      if (at >= 0) this.queue.splice(at, 1);
+    }
+    return res;
+  }
+
+  /** Whether the box was found at another address (and the client moved there). */
+  private findBox(): Promise<boolean> {
+    return this.discover ? findBoxFor(this, this.discover) : Promise.resolve(false);
   }
 
   /** The four headers of contract §5 for one request. */
@@ -211,9 +333,10 @@ export class DeviceClient {
    * offset from its server_time and is tried once more.
    */
   async signed<T>(method: string, path: string, body: unknown, extraHeaders: Record<string, string> = {}): Promise<ClientResponse<T>> {
-    const url = `${this.credentials.apiBaseUrl}${path}`;
+    let url = `${this.credentials.apiBaseUrl}${path}`;
     const bytes = new TextEncoder().encode(JSON.stringify(body));
     let clockFixed = false;
+    let searched = false;
     for (let attempt = 1; ; attempt++) {
       const sentAt = this.now();
       let res: Response;
@@ -226,6 +349,13 @@ export class DeviceClient {
           }),
         );
       } catch (e) {
+        // contract §17: the box may have moved; look for it on the local network, once per request.
+        if (!searched && (await this.findBox())) {
+          searched = true;
+          url = `${this.credentials.apiBaseUrl}${path}`;
+          continue;
+        }
+        searched = true;
         if (attempt > this.maxRetries) throw e;
         await this.sleep(backoff(attempt));
         continue;
@@ -244,6 +374,26 @@ export class DeviceClient {
       return { status: res.status, headers: res.headers, body: parsed, ok: res.ok, attempts: attempt };
     }
   }
+}
+
+/**
+ * Browses for the box with the pinned fingerprint; if it answers at another address, the client
+ * moves there (the app saves `credentials.apiBaseUrl`). Whether it moved.
+ */
+async function findBoxFor(client: DeviceClient, discover: (fp: string) => Promise<string | null>): Promise<boolean> {
+  const fp = client.credentials.tlsFingerprint;
+  if (!fp) return false;
+  const found = await discover(fp).catch(() => null);
+  if (!found) return false;
+  const apiBaseUrl = `${found}${new URL(client.credentials.apiBaseUrl).pathname.replace(/\/+$/, "")}`;
+  if (apiBaseUrl === client.credentials.apiBaseUrl) return false;
+  client.credentials.apiBaseUrl = apiBaseUrl;
+  return true;
+}
+
+/** Global fetch, pinned to the box's certificate when there is one to pin. */
+function defaultFetch(fp: string | null): (request: Request) => Promise<Response> {
+  return fp ? pinnedFetch(fp) : (r) => fetch(r);
 }
 
 export class DeviceApiError extends Error {

@@ -56,6 +56,8 @@ export interface TestAppOptions {
   clock?: ManualClock;
   rateLimitScale?: number;
   publicUrl?: string;
+  /** The fingerprint `serve` would give in activation answers (contract §17); null by default, as with --tls off. */
+  tlsFingerprint?: string;
   /** The writer's busy_timeout: how long a write waits for a lock held by another connection. */
   busyTimeoutMs?: number;
   /** The wallet formats the app reads (contract §16); the box's own by default. */
@@ -131,7 +133,7 @@ export async function makeTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
     logger: jsonLogger((l) => logs.push(l)),
     limiters: createRateLimiters(clock, opts.rateLimitScale ?? 1),
     secretBox: await createSecretBox(loadMasterKey(dataDir)),
-    config: { publicUrl: opts.publicUrl },
+    config: { publicUrl: opts.publicUrl, tlsFingerprint: opts.tlsFingerprint ?? null },
     recognise: opts.recognise ?? recognise,
   });
   // Every problem answer the tests provoke, checked at close() against the route's documentation.

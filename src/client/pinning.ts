@@ -1,0 +1,89 @@
+// contract §17: a phone trusts its box by the SHA-256 fingerprint of its certificate, given in the
+// pairing URI, not by the name or address in the certificate: a box whose router gave it a new
+// address keeps working, and another machine on the shop's Wi-Fi cannot stand in for it.
+import { connect } from "node:tls";
+import { fingerprintOfDer } from "../pairing/uri";
+
+/** The box at this address is not the paired one (or not there at all). No request was sent. */
+export class PinMismatchError extends Error {
+  constructor(
+    readonly origin: string,
+    readonly presented: string | null,
+  ) {
+    super(`the server at ${origin} ${presented ? `presents certificate ${presented}` : "presents no certificate"}, not the paired box's`);
+  }
+}
+
+const PROBE_TIMEOUT_MS = 5_000;
+
+/**
+ * A fetch that talks only to the box whose certificate has `fp`, on every connection:
+ *
+ * 1. The first time an origin is used, a TLS handshake is made to it and its certificate read; if
+ *    its SHA-256 is not `fp` the request is refused before a byte of it is sent. Nothing is ever
+ *    sent on this probe: it only reads the certificate, which is what pinning verifies.
+ * 2. Requests then go over TLS that trusts exactly that certificate (`ca`) and checks, on each new
+ *    connection, that the certificate presented has the pinned fingerprint (`checkServerIdentity`,
+ *    which also replaces the host-name check: the certificate need not name the address).
+ *
+ * A request refused for its certificate (the box at that address changed) is probed again once, so
+ * a different certificate is reported as a PinMismatchError rather than a TLS error.
+ */
+export function pinnedFetch(fp: string): (request: Request) => Promise<Response> {
+  const trusted = new Map<string, string>(); // origin → the pinned certificate, PEM
+  const send = (request: Request, pem: string) =>
+    fetch(request.clone(), {
+      tls: {
+        ca: [pem],
+        checkServerIdentity: (_host: string, cert: { raw: Uint8Array }) =>
+          fingerprintOfDer(cert.raw) === fp ? undefined : new PinMismatchError(new URL(request.url).origin, fingerprintOfDer(cert.raw)),
+      },
+    } as RequestInit);
+  return async (request) => {
+    const url = new URL(request.url);
+    if (url.protocol !== "https:") throw new PinMismatchError(url.origin, null);
+    let pem = trusted.get(url.origin);
+    if (!pem) {
+      pem = await probe(url, fp);
+      trusted.set(url.origin, pem);
+    }
+    try {
+      return await send(request, pem);
+    } catch (e) {
+      if (!isCertificateError(e)) throw e;
+      trusted.delete(url.origin);
+      const fresh = await probe(url, fp); // throws PinMismatchError for another certificate
+      trusted.set(url.origin, fresh);
+      return await send(request, fresh);
+    }
+  };
+}
+
+function isCertificateError(e: unknown): boolean {
+  if (e instanceof PinMismatchError) return true;
+  const code = (e as { code?: string }).code ?? "";
+  return /CERT|SELF_SIGNED|UNABLE_TO|ALTNAME/.test(code);
+}
+
+/** Reads the certificate an origin presents; resolves its PEM if its fingerprint is `fp`. */
+function probe(url: URL, fp: string): Promise<string> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(url.port || 443);
+  return new Promise((resolve, reject) => {
+    // The chain is not verified here (a self-signed certificate has none); the fingerprint is.
+    const socket = connect({ host, port, servername: /^[\d.:]+$/.test(host) ? undefined : host, rejectUnauthorized: false });
+    const timer = setTimeout(() => socket.destroy(new Error(`no TLS answer from ${url.origin} in ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
+    socket.once("secureConnect", () => {
+      const der = socket.getPeerCertificate(false)?.raw as Uint8Array | undefined;
+      clearTimeout(timer);
+      socket.destroy();
+      const presented = der && der.length > 0 ? fingerprintOfDer(der) : null;
+      if (presented !== fp || !der) return reject(new PinMismatchError(url.origin, presented));
+      resolve(`-----BEGIN CERTIFICATE-----\n${Buffer.from(der).toString("base64").match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----\n`);
+    });
+    socket.once("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+  });
+}
