@@ -102,15 +102,22 @@ export interface StartOptions {
   /** Extra serve arguments; default is plain HTTP on 127.0.0.1 without auto-init. */
   args?: string[];
   tls?: boolean;
+  /** Address to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Announce over multicast DNS (contract §17); off by default, so that tests do not flood the network. */
+  mdns?: boolean;
+  port?: number;
   timeoutMs?: number;
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const binary = await buildBinary();
   const dataDir = opts.dataDir ?? tempDataDir();
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const tlsArgs = opts.tls ? ["--tls", "auto"] : ["--tls", "off"];
-  const proc = Bun.spawn([binary, "serve", "--host", "127.0.0.1", "--port", String(port), "--no-init", ...tlsArgs, ...(opts.args ?? []), "--data-dir", dataDir], {
+  const mdnsArgs = opts.mdns ? [] : ["--no-mdns"];
+  const host = opts.host ?? "127.0.0.1";
+  const proc = Bun.spawn([binary, "serve", "--host", host, "--port", String(port), "--no-init", ...tlsArgs, ...mdnsArgs, ...(opts.args ?? []), "--data-dir", dataDir], {
     cwd: tmpdir(),
     stdout: "pipe",
     stderr: "pipe",
