@@ -1,5 +1,7 @@
 // The commands of contract §1, run in-process on a temporary data dir with a manual clock:
 // exactly the --json documents the contract names, and exit codes 0/1/2.
+import { parsePairingUri } from "../src/pairing/uri";
+import { decodeTerminalQr } from "./support/qr";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -45,8 +47,16 @@ describe("init", () => {
       tenant_id: expect.stringMatching(/^ten_/),
       name: "Bodega Rosa",
       keys: { live: expect.stringMatching(LIVE_KEY), test: expect.stringMatching(TEST_KEY) },
-      activation_code: { code: expect.stringMatching(CODE), tenant_id: r.json.tenant_id, environment: "live", expires_at: clock.now() + 900_000 },
+      activation_code: {
+        code: expect.stringMatching(CODE),
+        tenant_id: r.json.tenant_id,
+        environment: "live",
+        expires_at: clock.now() + 900_000,
+        pairing_uri: expect.stringMatching(/^cuadra:\/\/pair\?url=https%3A%2F%2F[^&]+%3A8443&code=[A-Z-]{14}&fp=[0-9a-f]{64}$/),
+      },
+      pairing_uri: r.json.activation_code.pairing_uri, // contract §17: init's --json adds pairing_uri
     });
+    expect(parsePairingUri(r.json.pairing_uri).code).toBe(r.json.activation_code.code);
     tenantId = r.json.tenant_id;
   });
 
@@ -59,14 +69,14 @@ describe("init", () => {
   test("without --json it prints keys, code and a QR code for people", async () => {
     const other = mkdtempSync(join(tmpdir(), "cuadra-cli-"));
     const out: string[] = [];
-    const code = await runCli(commands, ["init", "--name", "Tienda", "--data-dir", other], { env: {}, clock, out: (t) => out.push(t), err: () => {} });
+    const exit = await runCli(commands, ["init", "--name", "Tienda", "--data-dir", other], { env: {}, clock, out: (t) => out.push(t), err: () => {} });
     rmSync(other, { recursive: true, force: true });
-    expect(code).toBe(0);
+    expect(exit).toBe(0);
     const text = out.join("\n");
     expect(text).toMatch(/live: sk_live_/);
     expect(text).toMatch(/test: sk_test_/);
-    expect(text).toMatch(/Activation code for the first phone: [A-Z]{4}-[A-Z]{4}-[A-Z]{4}/);
-    expect(text).toContain("▄"); // the QR code
+    const code = /First phone:\nActivation code: ([A-Z]{4}-[A-Z]{4}-[A-Z]{4})/.exec(text)?.[1];
+    expect(parsePairingUri(decodeTerminalQr(text)!).code).toBe(code!); // the QR code, of the pairing URI
   });
 });
 
@@ -189,7 +199,13 @@ describe("news", () => {
 describe("code and device", () => {
   test("code create: code, tenant_id, environment, expires_at (TTL default 900 s, at most 259200)", async () => {
     const r = await cuadra("code", "create", "--tenant", tenantId, "--env", "test", "--json");
-    expect(r.json).toEqual({ code: expect.stringMatching(CODE), tenant_id: tenantId, environment: "test", expires_at: clock.now() + 900_000 });
+    expect(r.json).toEqual({
+      code: expect.stringMatching(CODE),
+      tenant_id: tenantId,
+      environment: "test",
+      expires_at: clock.now() + 900_000,
+      pairing_uri: expect.stringContaining(`&code=${r.json.code}&fp=`),
+    });
     expect((await cuadra("code", "create", "--tenant", tenantId, "--env", "live", "--ttl", "259200", "--json")).json.expires_at).toBe(clock.now() + 259_200_000);
     expect((await cuadra("code", "create", "--tenant", tenantId, "--env", "live", "--ttl", "259201")).code).toBe(2);
     expect((await cuadra("code", "create", "--tenant", tenantId, "--env", "live", "--ttl", "0")).code).toBe(2);

@@ -1,5 +1,7 @@
 // End to end over the built binary (dist/cuadra), started from another directory on a free loopback
 // port with a temporary data dir: what a merchant and an admin actually run.
+import { parsePairingUri } from "../src/pairing/uri";
+import { decodeTerminalQr } from "./support/qr";
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
@@ -198,8 +200,17 @@ describe("first run, as in the README: `cuadra serve` in an empty directory", ()
     expect(out).toMatch(/Shop "My shop" created \(tenant ten_[0-9A-Za-z]{20}\)/);
     expect(out).toMatch(/live: sk_live_[0-9A-Za-z]{32,}/);
     expect(out).toMatch(/test: sk_test_[0-9A-Za-z]{32,}/);
-    const code = /Activation code for the first phone: ([A-Z]{4}-[A-Z]{4}-[A-Z]{4})/.exec(out)?.[1];
+    const code = /First phone:\nActivation code: ([A-Z]{4}-[A-Z]{4}-[A-Z]{4})/.exec(out)?.[1];
     expect(code).toBeDefined();
+    // contract §17: the first serve gives the pairing URI, as text and as a QR code, with the address it listens on.
+    const uri = /Pairing URI: (cuadra:\/\/pair\?\S+)/.exec(out)?.[1];
+    expect(parsePairingUri(uri!)).toEqual({
+      url: `https://127.0.0.1:${s.port}`,
+      code: code!,
+      fp: (await servedFingerprint(s.port)).replaceAll(":", "").toLowerCase(),
+    });
+    expect(decodeTerminalQr(out)).toBe(uri!);
+    expect(out).toContain(`Phones pair with: https://127.0.0.1:${s.port}, announced on the local network as "Cuadra My shop" (_cuadra._tcp)`);
     expect(out).toContain(`URL:  https://127.0.0.1:${s.port}`);
     expect(out).toContain(`Docs: https://127.0.0.1:${s.port}/docs`);
     const printed = /SHA-256 fingerprint: ([0-9A-F:]{95})/.exec(out)?.[1];

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { instanceName, txtRecord } from "../src/pairing/announce";
+import { announce, instanceName, txtRecord } from "../src/pairing/announce";
 import { baseUrl, isPrivateIPv4 } from "../src/pairing/base-url";
 import { QUIET_ZONE, qrForTerminal, qrModules, writeQrPng } from "../src/pairing/qr";
 import {
@@ -106,6 +106,33 @@ describe("announcement", () => {
     const long = instanceName("ñ".repeat(40));
     expect(new TextEncoder().encode(long).length).toBeLessThanOrEqual(63);
     expect(long).toBe(`Cuadra ${"ñ".repeat(28)}`);
+  });
+
+  test("a failure to announce is reported once and stops nothing; stop() still returns", async () => {
+    const failures: string[] = [];
+    const onFailure = (e: Error) => failures.push(e.message);
+    // No interface can multicast: the responder cannot even be made.
+    const none = announce({ shopName: "Bodega", port: 8443, fp: FP, onFailure }, () => {
+      throw new Error("no multicast interface");
+    });
+    await none.stop();
+    expect(failures).toEqual(["no multicast interface"]);
+
+    // Advertising fails later: reported, and stop() still withdraws what was made.
+    failures.length = 0;
+    let shutdowns = 0;
+    const responder = {
+      createService: (options: { name: string; type: string; port: number; txt: Record<string, string> }) => {
+        expect(options).toEqual({ name: "Cuadra Bodega", type: "cuadra", port: 8443, txt: { v: "1", path: "/device/v1", fp: FP } });
+        return { advertise: () => Promise.reject(new Error("send EHOSTUNREACH")) };
+      },
+      shutdown: async () => void shutdowns++,
+    };
+    const failing = announce({ shopName: "Bodega", port: 8443, fp: FP, onFailure }, () => responder as never);
+    await Bun.sleep(0);
+    await failing.stop();
+    expect(failures).toEqual(["send EHOSTUNREACH"]);
+    expect(shutdowns).toBe(1);
   });
 
   test("TXT v=1, path=/device/v1 and fp only with TLS", () => {

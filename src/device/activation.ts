@@ -102,6 +102,7 @@ export const activationRoutes = (deps: AppDeps) => {
             "`403 license_suspended` or `403 device_limit_reached` (the code is not spent);",
             "else `201` with the device's id and secret, shown this once (`Cache-Control: no-store`).",
             "A code activates exactly one device; repeating a successful activation answers `410 activation_code_used`.",
+            "The app takes the code and the box's address from the pairing URI (see the Device section) and sends this request only over TLS whose certificate has the URI's `fp`; the answer's `tls_fingerprint` is the fingerprint to pin.",
           ].join(" "),
           body: ActivationRequestSchema,
           bodyExample: { activation_code: "wdjb mjht kxqp", device_label: "Caja 1", app_version: "1.4.0", platform: "android", os_version: "14" },

@@ -27,6 +27,16 @@ const ex = signingExample();
 export const DEVICE_SIGNATURE_DESCRIPTION = `Used by the Cuadra phone app, which signs every request itself: a browser cannot, so "Try it out" is for the
 connector. Activation and \`GET /device/v1/time\` are unsigned.
 
+**Pairing and pinning.** The box gives a phone a *pairing URI*, as text and as a QR code (\`cuadra code create\`):
+\`cuadra://pair?url=https%3A%2F%2F192.168.1.20%3A8443&code=WDJB-MJHT-KXQP&fp=bd5d8d31…2a09\`: the box's base URL
+(percent-encoded), the activation code, and \`fp\`, the SHA-256 of the box's TLS certificate (64 lower-case hex digits;
+left out when the box serves plain HTTP). The app activates at \`url\` only over a TLS connection whose certificate has
+that fingerprint, checks that the answer's \`tls_fingerprint\` is the same, and from then on pins it: it trusts the box
+by its fingerprint, never by the name or address in the certificate (the box's certificate is self-signed). When the
+box does not answer, the app browses DNS-SD \`_cuadra._tcp\` on the local network (multicast DNS): the box announces
+itself as \`Cuadra <shop name>\` with its port and TXT records \`v=1\`, \`path=/device/v1\` and \`fp=<fingerprint>\`; the app
+moves to the instance whose \`fp\` is its pin.
+
 **Signing device requests.** Every other device request carries four headers:
 \`X-Device-Id\`, \`X-Timestamp\` (epoch ms), \`X-Signature-Alg: HMAC-SHA256\` and \`X-Signature\`.
 
