@@ -3,7 +3,7 @@
 // phone that finds its box again after the box moved.
 import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generate } from "selfsigned";
@@ -11,7 +11,7 @@ import { connect } from "node:tls";
 import { DeviceClient } from "../src/client/device-client";
 import { PinMismatchError } from "../src/client/pinning";
 import { parsePairingUri } from "../src/pairing/uri";
-import { cli, freePort, phoneEvent, startServer, tempDirsRemovedAfterAll, type RunningServer } from "./support/e2e";
+import { cli, freePort, phoneEvent, ROOT, startServer, tempDirsRemovedAfterAll, type RunningServer } from "./support/e2e";
 import { mdnsPeer, multicastWorks, txtOf } from "./support/mdns";
 import { decodeTerminalQr } from "./support/qr";
 
@@ -172,6 +172,28 @@ describe("pairing a phone with the pairing URI", () => {
     }
     expect(beat.status).toBe(200);
     expect(client.queue).toEqual([]); // removed only once the box answered 201 or 200
+  });
+});
+
+describe("README", () => {
+  test("the TypeScript example pairs with a default box (HTTPS, self-signed) and prints what README says, as printed", async () => {
+    const dataDir = temp.dataDir();
+    const tenantId = await shop(dataDir, "Bodega Rosa");
+    await start({ dataDir, tls: true });
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const example = readme.split("<!-- pair.ts -->")[1]!.split("```ts\n")[1]!.split("```")[0]!;
+    // README says: save it as pair.ts in the repository's folder (it imports ./src/...).
+    const file = join(ROOT, `.readme-pair-${crypto.randomUUID()}.ts`);
+    writeFileSync(file, example);
+    try {
+      const proc = Bun.spawn(["bun", file, await pairingUri(dataDir, tenantId)], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+      const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      expect(err).toBe("");
+      expect(code).toBe(0);
+      expect(out).toMatch(/^paired with Bodega Rosa as dev_[A-Za-z0-9]{20}\n201 201 200 0 waiting\n$/);
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 });
 
