@@ -35,6 +35,7 @@ import { LUA, planLoad, signLoad, type PendingOrder, type PlannedEvent } from ".
 import { backlogSyncs } from "./backlog";
 import { cachedSeed, copyDataDir, emptyLike, type SeedMeta } from "./seed";
 import { recogniserTimes } from "./recogniser";
+import { announceTimes } from "./pairing";
 import { compileHello, percentile, startAndIdle, syncWhile, webhookReceiver, type StartIdle, type SyncTimes } from "./serve-costs";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -340,7 +341,7 @@ async function main() {
   const hello = await benchHello(wrkBin, helloBin);
   // Start and idle memory: the hello, and cuadra on an initialised data dir (a box that restarts).
   log(`start to the first answer and idle memory, ${STARTS} starts each`);
-  const starts: { hello: StartIdle[]; cuadra: StartIdle[] } = { hello: [], cuadra: [] };
+  const starts: { hello: StartIdle[]; cuadra: StartIdle[]; noMdns: StartIdle[] } = { hello: [], cuadra: [], noMdns: [] };
   const idleDir = join(helloDir, "data");
   emptyLike(seed.dir, idleDir);
   for (let i = 0; i < STARTS; i++) {
@@ -348,7 +349,12 @@ async function main() {
     starts.cuadra.push(
       await startAndIdle([BINARY, "serve", "--host", "127.0.0.1", "--tls", "off", "--no-init", "--data-dir", idleDir], "/healthz", IDLE_MS),
     );
+    starts.noMdns.push(
+      await startAndIdle([BINARY, "serve", "--host", "127.0.0.1", "--tls", "off", "--no-init", "--no-mdns", "--data-dir", idleDir], "/healthz", IDLE_MS),
+    );
   }
+  log(`start to the first answer of the mDNS announcement, ${STARTS} starts`);
+  const announced = await announceTimes(BINARY, STARTS);
   rmSync(helloDir, { recursive: true, force: true });
   let backlog: ReturnType<typeof backlogSyncs> = [];
   if (BACKLOG_DAYS.length > 0) {
@@ -454,6 +460,8 @@ async function main() {
     `start to the first answer (median of ${STARTS}): cuadra /healthz ${fmt(median(starts.cuadra.map((x) => x.firstAnswerMs)), 1)} ms (goal ≤ 100), ` +
       `hello ${fmt(median(starts.hello.map((x) => x.firstAnswerMs)), 1)} ms; all cuadra: ${starts.cuadra.map((x) => fmt(x.firstAnswerMs)).join(", ")} ms`,
     `idle RSS after ${IDLE_MS / 1000} s (median): cuadra ${fmt(median(starts.cuadra.map((x) => x.idleRssMb)), 1)} MB (goal ≤ 60), hello ${fmt(median(starts.hello.map((x) => x.idleRssMb)), 1)} MB`,
+    `with --no-mdns (median of ${STARTS}): start ${fmt(median(starts.noMdns.map((x) => x.firstAnswerMs)), 1)} ms, idle RSS ${fmt(median(starts.noMdns.map((x) => x.idleRssMb)), 1)} MB; ` +
+      `start to the first mDNS answer for _cuadra._tcp (multicast-dns query on loopback): median ${fmt(median(announced))} ms, all ${announced.map((x) => fmt(x)).join(", ")} ms`,
     `responses counted by wrk exclude requests still in flight when it stopped (stored, but not counted)`,
     `notification recogniser (in process, ${rec.texts} texts: the fixture corpus and adversarial ones, 200 rounds): mean ${fmt(rec.meanUs, 1)} µs; ` +
       `slowest text ${fmt(rec.slowestMedianUs, 1)} µs median (goal ≤ 1 000 µs for any text): ${rec.slowest}; slowest single call ${fmt(rec.maxUs, 1)} µs`,

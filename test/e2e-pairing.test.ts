@@ -1,7 +1,7 @@
 // contract §17 over the built binary: the pairing URI that `code create` gives, the certificate the
 // box actually serves, a phone that pairs and pins it, the announcement on the local network, and a
 // phone that finds its box again after the box moved.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +14,9 @@ import { parsePairingUri } from "../src/pairing/uri";
 import { cli, freePort, phoneEvent, ROOT, startServer, tempDirsRemovedAfterAll, type RunningServer } from "./support/e2e";
 import { mdnsPeer, multicastWorks, txtOf } from "./support/mdns";
 import { decodeTerminalQr } from "./support/qr";
+
+// Each test starts up to three boxes, each making its certificate (an RSA key) on a busy machine.
+setDefaultTimeout(60_000);
 
 const temp = tempDirsRemovedAfterAll();
 const running: RunningServer[] = [];

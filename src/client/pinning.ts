@@ -1,7 +1,7 @@
 // contract §17: a phone trusts its box by the SHA-256 fingerprint of its certificate, given in the
 // pairing URI, not by the name or address in the certificate: a box whose router gave it a new
 // address keeps working, and another machine on the shop's Wi-Fi cannot stand in for it.
-import { connect } from "node:tls";
+import { connect, rootCertificates, type DetailedPeerCertificate } from "node:tls";
 import { fingerprintOfDer } from "../pairing/uri";
 
 /** The box at this address is not the paired one (or not there at all). No request was sent. */
@@ -22,19 +22,22 @@ const PROBE_TIMEOUT_MS = 5_000;
  * 1. The first time an origin is used, a TLS handshake is made to it and its certificate read; if
  *    its SHA-256 is not `fp` the request is refused before a byte of it is sent. Nothing is ever
  *    sent on this probe: it only reads the certificate, which is what pinning verifies.
- * 2. Requests then go over TLS that trusts exactly that certificate (`ca`) and checks, on each new
- *    connection, that the certificate presented has the pinned fingerprint (`checkServerIdentity`,
- *    which also replaces the host-name check: the certificate need not name the address).
+ * 2. Requests then go over TLS whose chain must lead to that certificate's own chain as presented
+ *    (the certificate itself when self-signed, as the box's own is; its issuers when a CA signed it,
+ *    for a box served with --tls-cert) or to a public root, and which checks, on each new
+ *    connection, that the certificate presented has the pinned fingerprint (`checkServerIdentity`:
+ *    this is the pin, and it replaces the host-name check, so the certificate need not name the
+ *    address).
  *
  * A request refused for its certificate (the box at that address changed) is probed again once, so
  * a different certificate is reported as a PinMismatchError rather than a TLS error.
  */
 export function pinnedFetch(fp: string): (request: Request) => Promise<Response> {
-  const trusted = new Map<string, string>(); // origin → the pinned certificate, PEM
-  const send = (request: Request, pem: string) =>
+  const trusted = new Map<string, string[]>(); // origin → the pinned certificate's chain, PEM
+  const send = (request: Request, chain: string[]) =>
     fetch(request.clone(), {
       tls: {
-        ca: [pem],
+        ca: [...chain, ...rootCertificates],
         checkServerIdentity: (_host: string, cert: { raw: Uint8Array }) =>
           fingerprintOfDer(cert.raw) === fp ? undefined : new PinMismatchError(new URL(request.url).origin, fingerprintOfDer(cert.raw)),
       },
@@ -42,13 +45,13 @@ export function pinnedFetch(fp: string): (request: Request) => Promise<Response>
   return async (request) => {
     const url = new URL(request.url);
     if (url.protocol !== "https:") throw new PinMismatchError(url.origin, null);
-    let pem = trusted.get(url.origin);
-    if (!pem) {
-      pem = await probe(url, fp);
-      trusted.set(url.origin, pem);
+    let chain = trusted.get(url.origin);
+    if (!chain) {
+      chain = await probe(url, fp);
+      trusted.set(url.origin, chain);
     }
     try {
-      return await send(request, pem);
+      return await send(request, chain);
     } catch (e) {
       if (!isCertificateError(e)) throw e;
       trusted.delete(url.origin);
@@ -59,14 +62,17 @@ export function pinnedFetch(fp: string): (request: Request) => Promise<Response>
   };
 }
 
+const toPem = (der: Uint8Array) =>
+  `-----BEGIN CERTIFICATE-----\n${Buffer.from(der).toString("base64").match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----\n`;
+
 function isCertificateError(e: unknown): boolean {
   if (e instanceof PinMismatchError) return true;
   const code = (e as { code?: string }).code ?? "";
   return /CERT|SELF_SIGNED|UNABLE_TO|ALTNAME/.test(code);
 }
 
-/** Reads the certificate an origin presents; resolves its PEM if its fingerprint is `fp`. */
-function probe(url: URL, fp: string): Promise<string> {
+/** Reads the certificate an origin presents; resolves its chain (PEM, leaf first) if the leaf's fingerprint is `fp`. */
+function probe(url: URL, fp: string): Promise<string[]> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = Number(url.port || 443);
   return new Promise((resolve, reject) => {
@@ -74,12 +80,16 @@ function probe(url: URL, fp: string): Promise<string> {
     const socket = connect({ host, port, servername: /^[\d.:]+$/.test(host) ? undefined : host, rejectUnauthorized: false });
     const timer = setTimeout(() => socket.destroy(new Error(`no TLS answer from ${url.origin} in ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
     socket.once("secureConnect", () => {
-      const der = socket.getPeerCertificate(false)?.raw as Uint8Array | undefined;
+      const leaf = socket.getPeerCertificate(true) as DetailedPeerCertificate | undefined;
       clearTimeout(timer);
       socket.destroy();
-      const presented = der && der.length > 0 ? fingerprintOfDer(der) : null;
-      if (presented !== fp || !der) return reject(new PinMismatchError(url.origin, presented));
-      resolve(`-----BEGIN CERTIFICATE-----\n${Buffer.from(der).toString("base64").match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----\n`);
+      const presented = leaf?.raw && leaf.raw.length > 0 ? fingerprintOfDer(leaf.raw) : null;
+      if (presented !== fp || !leaf) return reject(new PinMismatchError(url.origin, presented));
+      const chain: string[] = [];
+      for (let c: DetailedPeerCertificate | undefined = leaf; c?.raw && chain.length < 10; c = c.issuerCertificate === c ? undefined : c.issuerCertificate) {
+        chain.push(toPem(c.raw));
+      }
+      resolve(chain);
     });
     socket.once("error", (e) => {
       clearTimeout(timer);

@@ -40,12 +40,8 @@ export function txtRecord(fp: string | null): Record<string, string> {
 
 /** Starts announcing in the background (probing takes about a second) and returns at once. */
 export function announce({ shopName, port, fp, onFailure }: AnnounceInput, responderFactory = ciao.getResponder): Announcement {
-  let failed = false;
-  const fail = (e: unknown) => {
-    if (failed) return;
-    failed = true;
-    onFailure(e instanceof Error ? e : new Error(String(e)));
-  };
+  // Either making the service throws or advertising rejects, never both: one report.
+  const fail = (e: unknown) => onFailure(e instanceof Error ? e : new Error(String(e)));
   let responder: ReturnType<typeof ciao.getResponder> | undefined;
   try {
     responder = responderFactory();
