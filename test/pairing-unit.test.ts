@@ -157,6 +157,7 @@ describe("QR codes", () => {
     const modules = terminalModules(qrForTerminal(URI));
     const size = qrModules(URI).length;
     expect(modules[0]).toHaveLength(size);
+    expect(QUIET_ZONE).toBe(4); // ISO/IEC 18004: four modules
     for (let i = 0; i < QUIET_ZONE; i++) {
       expect(modules[i]!.every((m) => !m)).toBe(true);
       expect(modules.every((row) => !row[i] && !row[size - 1 - i])).toBe(true);

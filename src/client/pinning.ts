@@ -17,20 +17,18 @@ export class PinMismatchError extends Error {
 const PROBE_TIMEOUT_MS = 5_000;
 
 /**
- * A fetch that talks only to the box whose certificate has `fp`, on every connection:
+ * A fetch that talks only to the box whose certificate has `fp`, checked on every connection:
  *
- * 1. The first time an origin is used, a TLS handshake is made to it and its certificate read; if
- *    its SHA-256 is not `fp` the request is refused before a byte of it is sent. Nothing is ever
- *    sent on this probe: it only reads the certificate, which is what pinning verifies.
- * 2. Requests then go over TLS whose chain must lead to that certificate's own chain as presented
- *    (the certificate itself when self-signed, as the box's own is; its issuers when a CA signed it,
- *    for a box served with --tls-cert) or to a public root, and which checks, on each new
- *    connection, that the certificate presented has the pinned fingerprint (`checkServerIdentity`:
- *    this is the pin, and it replaces the host-name check, so the certificate need not name the
- *    address).
+ * 1. The first time an origin is used, a TLS handshake is made to it only to read the certificate
+ *    chain it presents (nothing is sent on it): a self-signed certificate, as the box's own, has no
+ *    issuer the phone could know, so the chain to trust must come from the box itself.
+ * 2. Requests then go over TLS whose chain must verify against that chain (or a public root), and
+ *    `checkServerIdentity` refuses, on each new connection, any certificate whose SHA-256 is not
+ *    `fp`. That is the pin, before a byte of the request is sent; it replaces the host-name check,
+ *    so the certificate need not name the address.
  *
- * A request refused for its certificate (the box at that address changed) is probed again once, so
- * a different certificate is reported as a PinMismatchError rather than a TLS error.
+ * A refusal for the certificate (the box at that address changed) reads the chain again once, so a
+ * certificate that is not the pinned one ends as a PinMismatchError.
  */
 export function pinnedFetch(fp: string): (request: Request) => Promise<Response> {
   const trusted = new Map<string, string[]>(); // origin → the pinned certificate's chain, PEM
@@ -47,7 +45,7 @@ export function pinnedFetch(fp: string): (request: Request) => Promise<Response>
     if (url.protocol !== "https:") throw new PinMismatchError(url.origin, null);
     let chain = trusted.get(url.origin);
     if (!chain) {
-      chain = await probe(url, fp);
+      chain = await presentedChain(url);
       trusted.set(url.origin, chain);
     }
     try {
@@ -55,7 +53,7 @@ export function pinnedFetch(fp: string): (request: Request) => Promise<Response>
     } catch (e) {
       if (!isCertificateError(e)) throw e;
       trusted.delete(url.origin);
-      const fresh = await probe(url, fp); // throws PinMismatchError for another certificate
+      const fresh = await presentedChain(url);
       trusted.set(url.origin, fresh);
       return await send(request, fresh);
     }
@@ -71,20 +69,18 @@ function isCertificateError(e: unknown): boolean {
   return /CERT|SELF_SIGNED|UNABLE_TO|ALTNAME/.test(code);
 }
 
-/** Reads the certificate an origin presents; resolves its chain (PEM, leaf first) if the leaf's fingerprint is `fp`. */
-function probe(url: URL, fp: string): Promise<string[]> {
+/** The certificate chain an origin presents (PEM, leaf first). Verified by the connections that use it, not here. */
+function presentedChain(url: URL): Promise<string[]> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = Number(url.port || 443);
   return new Promise((resolve, reject) => {
-    // The chain is not verified here (a self-signed certificate has none); the fingerprint is.
     const socket = connect({ host, port, servername: /^[\d.:]+$/.test(host) ? undefined : host, rejectUnauthorized: false });
     const timer = setTimeout(() => socket.destroy(new Error(`no TLS answer from ${url.origin} in ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
     socket.once("secureConnect", () => {
       const leaf = socket.getPeerCertificate(true) as DetailedPeerCertificate | undefined;
       clearTimeout(timer);
       socket.destroy();
-      const presented = leaf?.raw && leaf.raw.length > 0 ? fingerprintOfDer(leaf.raw) : null;
-      if (presented !== fp || !leaf) return reject(new PinMismatchError(url.origin, presented));
+      if (!leaf?.raw || leaf.raw.length === 0) return reject(new PinMismatchError(url.origin, null));
       const chain: string[] = [];
       for (let c: DetailedPeerCertificate | undefined = leaf; c?.raw && chain.length < 10; c = c.issuerCertificate === c ? undefined : c.issuerCertificate) {
         chain.push(toPem(c.raw));

@@ -73,14 +73,36 @@ M = [
  ("src/payments/store-event.ts", " ?? stmts.findNotification.get(scope.deviceId, eventId)", "", "event ids not shared across kinds", "NT"),
  ("src/notifications/views.ts", "now - COUNT_WINDOW_MS)", "now - 2 * COUNT_WINDOW_MS)", "counts over 14 days", "NT"),
  ("src/notifications/reparse.ts", "if (reading.status !== \"unrecognized\" || reading.format !== row.format)", "if (reading.status !== \"unrecognized\")", "a new format of an unrecognised one not recorded", "NT"),
+ # pairing (contract §17): "PT" runs the pairing tests only
+ ("src/pairing/uri.ts", "if (base.protocol === \"https:\" && fp === null) throw", "if (false) throw", "an https URI without fp accepted", "PT"),
+ ("src/pairing/uri.ts", "${fp ? `&fp=${fp}` : \"\"}", "", "fp left out of the URI", "PT"),
+ ("src/pairing/base-url.ts", "(a === 172 && b >= 16 && b <= 31)", "(a === 172 && b >= 16 && b <= 32)", "172.32/16 taken for private", "PT"),
+ ("src/pairing/base-url.ts", "addresses.find(isPrivateIPv4) ?? addresses[0]", "addresses[0]", "first address, private or not", "PT"),
+ ("src/pairing/qr.ts", "const bottom = rows[y + 1]?.[x] ? DARK : LIGHT;", "const bottom = rows[y + 1]?.[x] ? LIGHT : DARK;", "lower modules inverted", "PT"),
+ ("src/pairing/qr.ts", "export const QUIET_ZONE = 4;", "export const QUIET_ZONE = 1;", "quiet zone too thin", "PT"),
+ ("src/pairing/qr.ts", "  chmodSync(file, 0o600);\n", "", "PNG readable by all", "PT"),
+ ("src/pairing/announce.ts", "return { v: \"1\", path: DEVICE_PATH, ...(fp ? { fp } : {}) };", "return { v: \"1\", path: DEVICE_PATH };", "fp not announced", "PT"),
+ ("src/pairing/announce.ts", "encode(name).length > MAX_LABEL_BYTES", "encode(name).length >= MAX_LABEL_BYTES", "instance name cut one byte short", "PT"),
+ ("src/client/pinning.ts", "fingerprintOfDer(cert.raw) === fp ? undefined", "true ? undefined", "the pin not checked on connections", "PT"),
+ ("src/client/pinning.ts", "      if (!isCertificateError(e)) throw e;", "      throw e;", "a changed certificate not read again", "PE"),
+ ("src/client/device-client.ts", "if (res.ok || REFUSES_THE_EVENT.has(res.status)) {", "if (res.ok || res.status >= 400) {", "refused events dropped", "PT"),
+ ("src/client/device-client.ts", "if (res.status === 200 && this.queue.length > 0) await this.flush();", "", "heartbeat does not send the queue", "PT"),
+ ("src/client/device-client.ts", "        if (!searched && (await this.findBox())) {", "        if (false) {", "never browses", "PT"),
+ ("src/client/discover.ts", "if (String(txt.fp ?? \"\").toLowerCase() !== fp || txt.v !== \"1\") return null;", "if (txt.v !== \"1\") return null;", "any box's announcement taken", "PE"),
+ ("src/device/activation.ts", "tls_fingerprint: deps.config.tlsFingerprint ?? null,", "tls_fingerprint: null,", "activation without fingerprint", "PT"),
+ ("src/cli/serve.ts", "unnamed.length > 0 && unnamed.length ===", "unnamed.length > 1 && unnamed.length ===", "no warning for one unnamed address", "PE"),
+ ("src/cli/serve.ts", "  await announcement?.stop();\n", "", "no goodbye on shutdown", "PE"),
+ ("src/cli/serve.ts", "  recordBoxAddress(ctx.dataDir, address);\n", "", "code create does not learn the address", "PE"),
 ]
 TESTS = "test/matching-engine.test.ts test/matching-service.test.ts test/matching-properties.test.ts test/reevaluation.test.ts test/payments-duplicates.test.ts test/device-auth.test.ts test/signing.test.ts test/device-events.test.ts test/connector-feed.test.ts test/connector-views.test.ts test/unit-cursor.test.ts test/writer.test.ts test/concurrency.test.ts test/connector-isolation.test.ts test/connector-manual.test.ts test/events-by-hour.test.ts test/webhooks-schedule.test.ts test/webhooks-http.test.ts".split()
+PT = "test/pairing-unit.test.ts test/pairing-tls.test.ts test/device-client.test.ts test/device-codes.test.ts test/device-activation.test.ts test/cli-commands.test.ts".split()
+PE = "test/e2e-pairing.test.ts".split()
 NT = "test/notifications-recogniser.test.ts test/notifications-http.test.ts test/device-events.test.ts test/connector-views.test.ts".split()
 only = set(int(x) for x in sys.argv[1:]) if len(sys.argv) > 1 else None
 res = []
 for i,m in enumerate(M):
     f,old,new,name = m[:4]
-    tests = NT if len(m) > 4 else TESTS
+    tests = {"NT": NT, "PT": PT, "PE": PE}[m[4]] if len(m) > 4 else TESTS
     if only is not None and i not in only: continue
     src = open(f).read()
     if old not in src:
