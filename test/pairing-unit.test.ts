@@ -114,7 +114,8 @@ describe("announcement", () => {
     // No interface can multicast: the responder cannot even be made.
     const none = announce({ shopName: "Bodega", port: 8443, fp: FP, onFailure }, () => {
       throw new Error("no multicast interface");
-    });
+    }, 0);
+    await Bun.sleep(10);
     await none.stop();
     expect(failures).toEqual(["no multicast interface"]);
 
@@ -128,11 +129,19 @@ describe("announcement", () => {
       },
       shutdown: async () => void shutdowns++,
     };
-    const failing = announce({ shopName: "Bodega", port: 8443, fp: FP, onFailure }, () => responder as never);
-    await Bun.sleep(0);
+    const failing = announce({ shopName: "Bodega", port: 8443, fp: FP, onFailure }, () => responder as never, 0);
+    await Bun.sleep(10);
     await failing.stop();
     expect(failures).toEqual(["send EHOSTUNREACH"]);
     expect(shutdowns).toBe(1);
+  });
+
+  test("a stop before the announcement began (a start stopped at once) makes no responder and returns", async () => {
+    let made = 0;
+    const early = announce({ shopName: "Bodega", port: 8443, fp: FP, onFailure: () => {} }, () => (made++, {} as never), 50);
+    await early.stop();
+    await Bun.sleep(80);
+    expect(made).toBe(0);
   });
 
   test("TXT v=1, path=/device/v1 and fp only with TLS", () => {

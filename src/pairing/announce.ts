@@ -5,7 +5,7 @@
 // The protocol is @homebridge/ciao's (HomeKit's responder for Homebridge: probing, conflict renaming,
 // announcements on every interface, re-announcing when an address changes, goodbyes): a shop's router
 // giving the box a new address is exactly the case this exists for.
-import ciao from "@homebridge/ciao";
+import type { Responder } from "@homebridge/ciao";
 
 export const SERVICE_TYPE = "cuadra"; // `_cuadra._tcp`
 export const DEVICE_PATH = "/device/v1";
@@ -38,22 +38,41 @@ export function txtRecord(fp: string | null): Record<string, string> {
   return { v: "1", path: DEVICE_PATH, ...(fp ? { fp } : {}) };
 }
 
+// Loaded a moment after the server listens: loading it takes ~12 ms of the only thread, which the
+// first requests of a start (a phone retrying, a health check) should not wait behind, and a start
+// with --no-mdns never loads it. Against ~1 s of probing, the delay is not noticed.
+const LOAD_AFTER_MS = 200;
+const ciaoResponder = async (): Promise<Responder> => (await import("@homebridge/ciao")).default.getResponder();
+
 /** Starts announcing in the background (probing takes about a second) and returns at once. */
-export function announce({ shopName, port, fp, onFailure }: AnnounceInput, responderFactory = ciao.getResponder): Announcement {
-  // Either making the service throws or advertising rejects, never both: one report.
+export function announce(
+  { shopName, port, fp, onFailure }: AnnounceInput,
+  responderFactory: () => Responder | Promise<Responder> = ciaoResponder,
+  loadAfterMs = LOAD_AFTER_MS,
+): Announcement {
+  // Either making the service fails or advertising rejects, never both: one report.
   const fail = (e: unknown) => onFailure(e instanceof Error ? e : new Error(String(e)));
-  let responder: ReturnType<typeof ciao.getResponder> | undefined;
-  try {
-    responder = responderFactory();
-    const service = responder.createService({ name: instanceName(shopName), type: SERVICE_TYPE, port, txt: txtRecord(fp) });
-    service.advertise().catch(fail);
-  } catch (e) {
+  let stopping = false;
+  const started = (async () => {
+    await Bun.sleep(loadAfterMs);
+    if (stopping) return null; // stopped before it began: nothing to withdraw
+    const responder = await responderFactory();
+    try {
+      const service = responder.createService({ name: instanceName(shopName), type: SERVICE_TYPE, port, txt: txtRecord(fp) });
+      service.advertise().catch(fail);
+    } catch (e) {
+      fail(e);
+    }
+    return responder;
+  })().catch((e) => {
     fail(e);
-  }
+    return null;
+  });
   return {
     async stop() {
-      if (!responder) return;
-      await Promise.race([responder.shutdown().catch(() => {}), Bun.sleep(GOODBYE_WAIT_MS)]);
+      stopping = true;
+      const goodbye = started.then((responder) => responder?.shutdown()).catch(() => {});
+      await Promise.race([goodbye, Bun.sleep(GOODBYE_WAIT_MS)]);
     },
   };
 }
