@@ -184,9 +184,10 @@ async function serveHeld(
   const urls = shownHosts.map((h) => `${scheme}://${urlHost(h)}:${listeningPort}`);
   const shopName = firstShopName(store);
   const announcing = o["no-mdns"] ? null : `"${instanceName(shopName)}" (_cuadra._tcp)`;
-  const unnamed = tls ? addressesNotInCertificate(tls.cert, listensEverywhere ? lanAddresses() : [host]) : [];
-  const certificateWarning =
-    unnamed.length > 0 && unnamed.length === (listensEverywhere ? lanAddresses() : [host]).length ? certificateWarningText(unnamed) : null;
+  // Warned only when the certificate names none of them: one address it names is enough for browsers.
+  const ownAddresses = listensEverywhere ? lanAddresses() : [host];
+  const unnamed = tls ? addressesNotInCertificate(tls.cert, ownAddresses) : [];
+  const certificateWarning = unnamed.length > 0 && unnamed.length === ownAddresses.length ? certificateWarningText(unnamed) : null;
   ctx.out(
     [
       `Cuadra ${VERSION} is running.`,

@@ -90,7 +90,7 @@ M = [
  ("src/client/device-client.ts", "        if (!searched && (await this.findBox())) {", "        if (false) {", "never browses", "PT"),
  ("src/client/discover.ts", "if (String(txt.fp ?? \"\").toLowerCase() !== fp || txt.v !== \"1\") return null;", "if (txt.v !== \"1\") return null;", "any box's announcement taken", "PE"),
  ("src/device/activation.ts", "tls_fingerprint: deps.config.tlsFingerprint ?? null,", "tls_fingerprint: null,", "activation without fingerprint", "PT"),
- ("src/cli/serve.ts", "unnamed.length > 0 && unnamed.length ===", "unnamed.length > 1 && unnamed.length ===", "no warning for one unnamed address", "PE"),
+ ("src/cli/serve.ts", "unnamed.length > 0 && unnamed.length === ownAddresses.length", "unnamed.length > 1 && unnamed.length === ownAddresses.length", "no warning for one unnamed address", "PE"),
  ("src/cli/serve.ts", "  await announcement?.stop();\n", "", "no goodbye on shutdown", "PE"),
  ("src/cli/serve.ts", "  recordBoxAddress(ctx.dataDir, address);\n", "", "code create does not learn the address", "PE"),
 ]
