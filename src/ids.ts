@@ -20,7 +20,7 @@ export function randomChars(alphabet: string, length: number): string {
 export const randomBase62 = (length: number): string => randomChars(BASE62, length);
 
 /** Public identifiers: a type prefix and 20 base62 characters (~119 bits). */
-export type IdPrefix = "ten" | "key" | "dev" | "acd" | "nws" | "mat" | "req" | "evt" | "whe" | "msg";
+export type IdPrefix = "ten" | "key" | "dev" | "acd" | "nws" | "mat" | "req" | "evt" | "whe" | "msg" | "cln" | "ses";
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(20)}`;
 
 /**

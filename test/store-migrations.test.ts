@@ -104,7 +104,7 @@ describe("openStore", () => {
     const applied = store.sqlite.query<{ hash: string }, []>("SELECT hash FROM __drizzle_migrations ORDER BY created_at").all();
     expect(applied.map((r) => r.hash)).toEqual(embeddedMigrations().map((m) => m.hash));
     expect(tables(store.sqlite)).toEqual(
-      ["__drizzle_migrations", "activation_codes", "api_keys", "box_settings", "devices", "events", "feed_acks", "matches", "news", "notifications", "orders", "tenants", "webhook_endpoints", "webhook_messages"].sort(),
+      ["__drizzle_migrations", "activation_codes", "api_keys", "box_settings", "console_links", "console_sessions", "devices", "events", "feed_acks", "matches", "news", "notifications", "orders", "tenants", "webhook_endpoints", "webhook_messages"].sort(),
     );
     store.close();
   });

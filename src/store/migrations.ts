@@ -15,6 +15,7 @@ import m0008 from "../../migrations/0008_recent_events.sql" with { type: "text" 
 import m0009 from "../../migrations/0009_box_settings.sql" with { type: "text" };
 import m0010 from "../../migrations/0010_webhooks.sql" with { type: "text" };
 import m0011 from "../../migrations/0011_notifications.sql" with { type: "text" };
+import m0012 from "../../migrations/0012_console.sql" with { type: "text" };
 
 export const EMBEDDED: Record<string, string> = {
   "0000_appliance": m0000,
@@ -29,6 +30,7 @@ export const EMBEDDED: Record<string, string> = {
   "0009_box_settings": m0009,
   "0010_webhooks": m0010,
   "0011_notifications": m0011,
+  "0012_console": m0012,
 };
 
 export interface MigrationMeta {

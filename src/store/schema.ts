@@ -170,6 +170,9 @@ export const events = sqliteTable(
     index("events_recent_seq_idx").on(t.seq).where(sql`recent = 1`),
     // The reconciliation view (contract §12): events of a status in commit order.
     index("events_status_idx").on(t.tenantId, t.environment, t.matchStatus, t.seq),
+    // The console's payments of one wallet (contract §18 "Pagos"), one range per status like the
+    // view above. Keyed like it, by seq last: a new event appends at the end of its range.
+    index("events_source_idx").on(t.tenantId, t.environment, t.source, t.matchStatus, t.seq),
     // Payments of an amount in a time range, for two queries: duplicates by details (±120 s, filtered
     // by source and payer_name) and waiting payments inside an order's window (matching, contract
     // §10; filtered by match_status). Keyed by the hour of occurred_at first (OCCURRED_HOUR), then the
@@ -402,4 +405,43 @@ export const notifications = sqliteTable(
     // What is read again at start: few rows among many.
     index("notifications_unrecognized_idx").on(t.seq).where(sql`status = 'unrecognized'`),
   ],
+);
+
+/**
+ * One-time sign-in links of the merchant's console (contract §18). Only an HMAC of the token under
+ * the master key is stored (contract §20). A link is used once: opening it sets used_at and makes a
+ * session in the same transaction.
+ */
+export const consoleLinks = sqliteTable(
+  "console_links",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    tokenHash: text("token_hash").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    usedAt: integer("used_at"),
+  },
+  (t) => [uniqueIndex("console_links_token_uq").on(t.tokenHash)],
+);
+
+/**
+ * Console sessions (contract §18): 30 days, ended by `cuadra console revoke`. The cookie holds the
+ * token; only its HMAC is stored. Every request reads the row, so a revocation takes effect on the
+ * next request. `environment` is the live/test switch of that browser.
+ */
+export const consoleSessions = sqliteTable(
+  "console_sessions",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id),
+    tokenHash: text("token_hash").notNull(),
+    environment: text("environment").$type<Environment>().notNull().default("live"),
+    /** The browser, as its User-Agent named it (cut to 256), so a person can tell sessions apart. */
+    userAgent: text("user_agent"),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [uniqueIndex("console_sessions_token_uq").on(t.tokenHash), index("console_sessions_tenant_idx").on(t.tenantId, t.createdAt)],
 );
