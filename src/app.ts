@@ -1,4 +1,4 @@
-// createApp(deps): mounts both surfaces, docs and health, and wraps them in the request pipeline
+// createApp(deps): mounts both surfaces, the merchant's console, docs and health, and wraps them in the request pipeline
 // that every route shares (request ids, Date, 413 before routing, problem+json errors, 404/405,
 // one log line per request). Tests call app.handle(request); `serve` passes the client address.
 import { Elysia } from "elysia";
@@ -14,6 +14,7 @@ import { finishDocument, withServers } from "./system/openapi-document";
 import { healthRoutes } from "./system/health";
 import { deviceRoutes } from "./device";
 import { connectorRoutes } from "./connector";
+import { consoleRoutes } from "./console";
 
 export type { AppConfig, AppDeps } from "./deps";
 
@@ -32,7 +33,8 @@ export function createApp(deps: AppDeps): App {
     .use(docs())
     .use(healthRoutes(deps.store, deps.writer))
     .use(deviceRoutes(deps))
-    .use(connectorRoutes(deps));
+    .use(connectorRoutes(deps))
+    .use(consoleRoutes(deps));
 
   // contract §2.5: a known path with the wrong method is 405, an unknown one 404.
   const patterns = elysia.routes.map((r) => ({

@@ -13,6 +13,8 @@ export interface AppConfig {
   publicUrl?: string;
   /** SHA-256 of the certificate served (contract §17 form); null or absent without TLS. */
   tlsFingerprint?: string | null;
+  /** Where phones reach the box (contract §17's base URL), set by serve once it listens. */
+  boxUrl?: string;
 }
 
 export interface AppDeps {

@@ -33,6 +33,14 @@ import {
   type NewEndpoint,
 } from "./webhooks/endpoints.service";
 import type { WebhookScope } from "./webhooks/outbox";
+import { createSignInLink, openSession, revokeSession, setSessionEnvironment } from "./console/sessions";
+import { createActivationCode } from "./device/codes";
+import { revokeDevice } from "./device/service";
+import { createKey, revokeKey } from "./tenants/service";
+import type { Environment } from "./store/schema";
+
+/** The one clock stays on the caller's thread: a service that asks a clock is given the caller's now. */
+const at = (now: number) => ({ now: () => now });
 
 export const writes = {
   /** contract §6: a payment event, its duplicate check and its match. */
@@ -72,6 +80,17 @@ export const writes = {
     retryMessage(tx, a.scope, a.endpointId, a.messageId, a.now),
   /** The results of the delivery attempts that finished since the last such write (webhooks/delivery.ts). */
   recordWebhookAttempts: (tx: Db, a: { reports: AttemptReport[] }) => recordAttempts(tx, a.reports),
+  /** contract §18: the console's sign-in links and sessions. */
+  createConsoleLink: (tx: Db, a: { tenantId: string; ttlSeconds: number; now: number }) => createSignInLink(tx, a.tenantId, a.ttlSeconds, a.now),
+  openConsoleSession: (tx: Db, a: { token: string; userAgent: string | null; now: number }) => openSession(tx, a.token, a.userAgent, a.now),
+  revokeConsoleSession: (tx: Db, a: { tenantId: string; sessionId: string; now: number }) => revokeSession(tx, a.sessionId, a.now, a.tenantId),
+  setConsoleEnvironment: (tx: Db, a: { sessionId: string; environment: Environment }) => setSessionEnvironment(tx, a.sessionId, a.environment),
+  /** contract §18 "Ajustes" and "Teléfonos": what the CLI does with `key create|revoke`, `code create`, `device revoke`, confined to the console's shop. */
+  createKey: (tx: Db, a: { tenantId: string; environment: Environment; now: number }) => createKey(tx, at(a.now), a.tenantId, a.environment),
+  revokeKey: (tx: Db, a: { tenantId: string; keyId: string; now: number }) => revokeKey(tx, at(a.now), a.keyId, a.tenantId),
+  createActivationCode: (tx: Db, a: { scope: Scope; ttlSeconds: number; now: number }) =>
+    createActivationCode(tx, at(a.now), a.scope.tenantId, a.scope.environment as Environment, a.ttlSeconds),
+  revokeDevice: (tx: Db, a: { scope: Scope; deviceId: string; now: number }) => revokeDevice(tx, at(a.now), a.deviceId, a.scope),
   /** One bounded step of webhook retention (30 days; deleted endpoints). */
   pruneWebhooks: (tx: Db, a: { now: number }) => pruneWebhooks(tx, a.now),
 } satisfies Record<string, (tx: Db, args: never) => unknown>;

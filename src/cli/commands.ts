@@ -20,6 +20,7 @@ import { initHuman, initialise, pairingHuman, qrPngOption, withPairing } from ".
 import { serveCommand } from "./serve";
 import { notificationCommands } from "./notification-commands";
 import { webhookCommands } from "./webhook-commands";
+import { consoleCommands } from "./console-commands";
 
 const tenantOpt = { tenant: { type: "string", value: "ID", required: true, description: "Tenant id (ten_…)" } } as const;
 const envOpt = { env: { type: "string", value: "live|test", required: true, description: "Environment" } } as const;
@@ -147,6 +148,7 @@ export const commands: Command[] = [
     },
   },
   ...webhookCommands,
+  ...consoleCommands,
   ...notificationCommands,
   {
     path: ["backup"],

@@ -31,7 +31,7 @@ export interface Command {
   /** Words after the program name, e.g. ["key", "create"]. */
   path: string[];
   summary: string;
-  /** Positional arguments, e.g. ["KEY_ID"]. */
+  /** Positional arguments, e.g. ["KEY_ID"]; an optional one in brackets, e.g. ["[SESSION_ID]"]. */
   args?: string[];
   options?: Record<string, OptionSpec>;
   /** Long-running commands (serve) print for themselves. */
@@ -142,7 +142,8 @@ export async function runCli(commands: Command[], argv: string[], ro: RunOptions
     return 0;
   }
   const expected = cmd.args ?? [];
-  if (positionals.length !== expected.length) {
+  const required = expected.filter((a) => !a.startsWith("[")).length; // "[SESSION_ID]" is optional
+  if (positionals.length < required || positionals.length > expected.length) {
     err(`error: expected ${expected.length ? expected.join(" ") : "no arguments"}; see 'cuadra ${cmd.path.join(" ")} --help'`);
     return 2;
   }

@@ -8,6 +8,8 @@ import { pairingUri } from "../pairing/uri";
 import { tenants } from "../store/schema";
 import { createTenant } from "../tenants/service";
 import type { CommandContext, OptionSpec } from "./framework";
+import { consoleLink, consoleLinkHuman } from "./console-commands";
+import { LINK_TTL_DEFAULT_S } from "../console/sessions";
 
 type ActivationCode = ReturnType<typeof createActivationCode>;
 export type PairingCode = ActivationCode & { pairing_uri: string };
@@ -46,8 +48,9 @@ export async function initialise(ctx: CommandContext, name: string, qrPng?: stri
   }
   const tenant = createTenant(db, ctx.clock, name);
   const code = await withPairing(ctx, createActivationCode(db, ctx.clock, tenant.tenant_id, "live"), qrPng, address);
+  const console_link = await consoleLink(ctx, db, tenant.tenant_id, LINK_TTL_DEFAULT_S, address?.url);
   // pairing_uri at the top as well: contract §17 says init's --json "adds pairing_uri".
-  return { ...tenant, activation_code: code, pairing_uri: code.pairing_uri };
+  return { ...tenant, activation_code: code, pairing_uri: code.pairing_uri, console_link };
 }
 
 export function initHuman(r: Awaited<ReturnType<typeof initialise>>): string {
@@ -61,5 +64,9 @@ export function initHuman(r: Awaited<ReturnType<typeof initialise>>): string {
     `First phone:`,
     pairingHuman(r.activation_code),
     `Make another with 'cuadra code create --tenant ${r.tenant_id} --env live'.`,
+    ``,
+    `The shop's console, in a browser:`,
+    consoleLinkHuman(r.console_link),
+    `Make another with 'cuadra console link --tenant ${r.tenant_id}'.`,
   ].join("\n");
 }

@@ -2,7 +2,7 @@
 // stop on SIGTERM/SIGINT (contract §1).
 import { resolve } from "node:path";
 import { count } from "drizzle-orm";
-import { createApp } from "../app";
+import { createApp, type AppConfig } from "../app";
 import { ApiError, problemResponse } from "../http/errors";
 import { newId } from "../ids";
 import { sweepExpiredOrders } from "../matching/service";
@@ -109,6 +109,7 @@ async function serveHeld(
         error: e.message,
       }),
   });
+  const config: AppConfig = { publicUrl: publicUrl?.replace(/\/+$/, ""), tlsFingerprint: tls?.fingerprint ?? null };
   const app = createApp({
     writer,
     store: readerOnly(store),
@@ -116,7 +117,7 @@ async function serveHeld(
     logger,
     limiters: createRateLimiters(ctx.clock, scale),
     secretBox,
-    config: { publicUrl: publicUrl?.replace(/\/+$/, ""), tlsFingerprint: tls?.fingerprint ?? null },
+    config,
     recognise: ctx.recognise,
   });
 
@@ -161,6 +162,7 @@ async function serveHeld(
     fp: tls?.fingerprint ?? null,
   };
   recordBoxAddress(ctx.dataDir, address);
+  config.boxUrl = address.url; // the console's pairing QR codes and sign-in links (contract §17, §18)
 
   // The first shop is made only once the server listens, so a port in use leaves nothing half made.
   const hasTenant = store.db.select({ n: count() }).from(tenants).get()!.n > 0;

@@ -113,3 +113,4 @@ export function deviceView(d: typeof devices.$inferSelect, now: number, notifica
     notifications,
   };
 }
+export type DeviceView = ReturnType<typeof deviceView>;

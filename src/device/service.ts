@@ -100,10 +100,15 @@ export function listDevices(db: Db, tenantId: string) {
     .all();
 }
 
-/** Revoking twice is harmless; the device's next request gets 403 device_revoked. */
-export function revokeDevice(db: Db, clock: Clock, deviceId: string) {
-  const row = db.select({ status: devices.status }).from(devices).where(eq(devices.id, deviceId)).get();
-  if (!row) throw new NotFoundError(`no device ${deviceId}; see 'cuadra device list --tenant ID'`);
+/**
+ * Revoking twice is harmless; the device's next request gets 403 device_revoked. `scope` confines
+ * it to one shop and environment (the console).
+ */
+export function revokeDevice(db: Db, clock: Clock, deviceId: string, scope?: { tenantId: string; environment: string }) {
+  const row = db.select({ status: devices.status, tenantId: devices.tenantId, environment: devices.environment }).from(devices).where(eq(devices.id, deviceId)).get();
+  if (!row || (scope && (row.tenantId !== scope.tenantId || row.environment !== scope.environment))) {
+    throw new NotFoundError(`no device ${deviceId}; see 'cuadra device list --tenant ID'`);
+  }
   if (row.status !== "revoked") {
     db.update(devices)
       .set({ status: "revoked", revokedAt: clock.now() })

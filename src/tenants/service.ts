@@ -96,10 +96,10 @@ export function listKeys(db: Db, tenantId: string) {
     .all();
 }
 
-/** Revoking twice keeps the first revocation time. */
-export function revokeKey(db: Db, clock: Clock, keyId: string) {
+/** Revoking twice keeps the first revocation time. `tenantId` confines it to one shop (the console). */
+export function revokeKey(db: Db, clock: Clock, keyId: string, tenantId?: string) {
   const row = db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get();
-  if (!row) throw new NotFoundError(`no key ${keyId}; see 'cuadra key list --tenant ID'`);
+  if (!row || (tenantId !== undefined && row.tenantId !== tenantId)) throw new NotFoundError(`no key ${keyId}; see 'cuadra key list --tenant ID'`);
   if (row.revokedAt !== null) return { key_id: keyId, revoked_at: row.revokedAt };
   const now = clock.now();
   db.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, keyId)).run();
