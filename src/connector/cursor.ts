@@ -1,13 +1,15 @@
-// Opaque cursors (contract §11, §12, §20): a position in the matches feed or in the events view,
-// bound to the tenant and environment that received it. A position is the row's seq, which counts
-// every shop's rows; so that a cursor reveals nothing of other shops (how many matches they have),
-// the seq is encrypted: one AES block, the seq and eight zero bytes, under a key made for the kind
-// of cursor and the scope from the box's cursor key (box_settings, migration 0009). Decrypted with
-// another scope's key the zero bytes come out wrong, so a cursor of another tenant, environment or
-// feed, or anything we did not produce, is `400 invalid_cursor`. Encryption is deterministic: one
-// spelling per position, so an acknowledged cursor comes back as it was sent.
+// Opaque cursors (contract §11, §12, §19, §20): a position in the matches feed, the events view or
+// the orders list, bound to the tenant and environment that received it. A position is the row's
+// seq, which counts every shop's rows; so that a cursor reveals nothing of other shops (how many
+// matches they have), the seq is encrypted: one AES block, the seq and eight zero bytes, under a key
+// made for the kind of cursor and the scope from the box's cursor key (box_settings, migration 0009).
+// Decrypted with another scope's key the zero bytes come out wrong, so a cursor of another tenant,
+// environment or feed, or anything we did not produce, is `400 invalid_cursor`. Encryption is
+// deterministic: one spelling per position, so an acknowledged cursor comes back as it was sent.
+// An order's position (§19, newest first) is (created_at, order id), too long for one block: it is
+// sealed with a synthetic IV instead (orderPosition below), with the same properties.
 import type { Database } from "bun:sqlite";
-import { createCipheriv, createDecipheriv, createHmac } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, timingSafeEqual } from "node:crypto";
 import { DomainError } from "../errors";
 import { perConnection, type Db, type Store } from "../store/db";
 
@@ -29,12 +31,35 @@ export interface Cursors {
   parse(kind: CursorKind, scope: CursorScope, text: string): number | null;
   /** The position, or 400 invalid_cursor naming `field`. */
   decode(kind: CursorKind, scope: CursorScope, text: string, field: string): number;
+  /** Positions in the orders list (contract §19). */
+  orders: {
+    encode(scope: CursorScope, position: OrderPosition): string;
+    parse(scope: CursorScope, text: string): OrderPosition | null;
+    decode(scope: CursorScope, text: string, field: string): OrderPosition;
+  };
 }
+
+/**
+ * A place in the orders list, newest first: the list goes on with the orders that sort after it,
+ * by created_at descending, then id descending (ties need a rule that never changes).
+ */
+export interface OrderPosition {
+  createdAt: number;
+  id: string;
+}
+
+/** Before every order: the position of a list's start (every stored created_at is smaller). */
+export const ORDERS_START: OrderPosition = { createdAt: Number.MAX_SAFE_INTEGER, id: "" };
+
+/** Order ids are at most 64 characters of ASCII (contract §9), padded to 64 bytes in a cursor. */
+const ORDER_ID_BYTES = 64;
+/** "o", then 16 bytes of synthetic IV and 8 + 64 bytes of sealed position, as base64url. */
+const ORDER_CURSOR = /^o[A-Za-z0-9_-]{118}$/;
 
 /** A codec for cursors under `key` (32 bytes). */
 export function cursorCodec(key: Uint8Array): Cursors {
   const keys = new Map<string, Buffer>();
-  const keyFor = (kind: CursorKind, scope: CursorScope): Buffer => {
+  const keyFor = (kind: CursorKind | "order" | "order-mac", scope: CursorScope): Buffer => {
     const id = `${kind}\u0000${scope.tenantId}\u0000${scope.environment}`;
     let k = keys.get(id);
     if (!k) keys.set(id, (k = createHmac("sha256", key).update(id).digest()));
@@ -62,6 +87,51 @@ export function cursorCodec(key: Uint8Array): Cursors {
       const seq = parse(kind, scope, text);
       if (seq === null) throw invalidCursor(field);
       return seq;
+    },
+    orders: orderPositions(keyFor),
+  };
+}
+
+/**
+ * Order positions sealed with a synthetic IV (the SIV construction): the IV is an HMAC of the
+ * position under the scope's MAC key, and the position is encrypted with AES-256-CTR under the
+ * scope's own key from that IV. Deterministic (one spelling per position) and authenticated: under
+ * another scope's keys, or changed by one bit, the recomputed HMAC differs from the IV. Every cursor
+ * has the same length (ids padded to 64 bytes), so it does not even tell the length of the id.
+ */
+function orderPositions(keyFor: (kind: "order" | "order-mac", scope: CursorScope) => Buffer): Cursors["orders"] {
+  const ivOf = (scope: CursorScope, plain: Buffer) => createHmac("sha256", keyFor("order-mac", scope)).update(plain).digest().subarray(0, 16);
+  const ctr = (scope: CursorScope, iv: Buffer, data: Buffer) => {
+    const c = createCipheriv("aes-256-ctr", keyFor("order", scope), iv);
+    return Buffer.concat([c.update(data), c.final()]);
+  };
+  const parse = (scope: CursorScope, text: string): OrderPosition | null => {
+    if (!ORDER_CURSOR.test(text)) return null;
+    const bytes = Buffer.from(text.slice(1), "base64url");
+    if (bytes.length !== 16 + 8 + ORDER_ID_BYTES) return null;
+    const iv = bytes.subarray(0, 16);
+    const plain = ctr(scope, iv, bytes.subarray(16));
+    if (!timingSafeEqual(ivOf(scope, plain), iv)) return null;
+    const createdAt = plain.readBigUInt64BE(0);
+    if (createdAt > BigInt(Number.MAX_SAFE_INTEGER)) return null;
+    const id = plain.subarray(8);
+    const end = id.indexOf(0);
+    return { createdAt: Number(createdAt), id: id.subarray(0, end < 0 ? id.length : end).toString("latin1") };
+  };
+  return {
+    encode(scope, position) {
+      if (!/^[\x01-\x7f]{0,64}$/.test(position.id)) throw new Error("an order id is at most 64 ASCII characters");
+      const plain = Buffer.alloc(8 + ORDER_ID_BYTES);
+      plain.writeBigUInt64BE(BigInt(position.createdAt), 0);
+      plain.write(position.id, 8, "latin1");
+      const iv = ivOf(scope, plain);
+      return "o" + Buffer.concat([iv, ctr(scope, iv, plain)]).toString("base64url");
+    },
+    parse,
+    decode(scope, text, field) {
+      const position = parse(scope, text);
+      if (position === null) throw invalidCursor(field, "This cursor was not issued by this list to this key's shop and environment");
+      return position;
     },
   };
 }

@@ -1,12 +1,13 @@
-// GET /connector/v1/events: the reconciliation view of payment events (contract §12).
+// GET /connector/v1/events: the reconciliation view of payment events (contract §12); and
+// GET /connector/v1/events/{event_id}: one payment with the orders a person could give it to (§19).
 import { Elysia } from "elysia";
 import { describe } from "../http/openapi";
 import type { Authenticate } from "./auth";
 import type { ConnectorDeps } from "./deps";
 import { AUTH_ERRORS } from "./errors-doc";
-import { EventsPageSchema, EXAMPLE_EVENT_VIEW } from "./model";
-import { afterParam, LimitParam, pageQuery, StatusParam } from "./query";
-import { listEvents } from "./views.service";
+import { CANDIDATES_DOC, EventsPageSchema, EXAMPLE_EVENT_VIEW, EXAMPLE_PAYMENT_WITH_CANDIDATES, PaymentWithCandidatesSchema } from "./model";
+import { afterParam, DeviceIdParam, deviceIdQuery, LimitParam, pageQuery, StatusParam } from "./query";
+import { eventWithCandidates, listEvents } from "./views.service";
 import { EXAMPLE_SCOPE, exampleCursors } from "./cursor";
 
 export const eventViewRoutes = (deps: ConnectorDeps, authenticate: Authenticate) =>
@@ -39,4 +40,29 @@ Unmatched and ambiguous events wait: they are evaluated again when an order is s
       ],
       security: "connector",
     }),
-  );
+  )
+    .get(
+      "/events/:event_id",
+      ({ request, params }) => {
+        const caller = authenticate(request);
+        return eventWithCandidates(deps.store, caller, params.event_id ?? "", deps.clock.now(), deviceIdQuery(request));
+      },
+      describe({
+        tag: "Connector",
+        summary: "Get a payment and its candidate orders",
+        operationId: "getEvent",
+        description: `One payment event, as in \`GET /connector/v1/events\`, with \`candidates\`: the orders a person could give it to with \`POST /connector/v1/matches\`.
+
+${CANDIDATES_DOC}
+
+An \`event_id\` of another shop or environment is \`404 event_not_found\`, as one that does not exist.`,
+        parameters: [DeviceIdParam],
+        success: { status: 200, description: "The payment and its candidates", schema: PaymentWithCandidatesSchema, example: EXAMPLE_PAYMENT_WITH_CANDIDATES },
+        errors: [
+          ["event_not_found", { event_id: EXAMPLE_EVENT_VIEW.event_id }],
+          ["invalid_request", { errors: [{ field: "/device_id", message: "required: dev_3kR8sT1vWz7Hq2LmX9dK, dev_9pQ2wE5rT8yU1iO4aS7d all sent this event_id" }] }],
+          ...AUTH_ERRORS,
+        ],
+        security: "connector",
+      }),
+    );

@@ -141,15 +141,23 @@ export interface ManualMatchRequest {
   device_id?: string;
 }
 
-function pickEvent(candidates: EventRow[], req: ManualMatchRequest): EventRow {
-  const mine = req.device_id === undefined ? candidates : candidates.filter((e) => e.deviceId === req.device_id);
-  if (mine.length === 0) throw new DomainError("event_not_found", `No event ${req.event_id}`, { event_id: req.event_id });
+/**
+ * An event of the scope by its id, from either partition of events; 404 event_not_found when there
+ * is none (contract §10, §19). Event ids are unique per phone only: `deviceId` names the phone when
+ * two sent the same id.
+ */
+export function findEvent(db: Db, scope: Scope, eventId: string, deviceId?: string): EventRow {
+  const s = feedStatements(db);
+  const byId = { ...scope, eventId };
+  const found = [s.eventsByIdRecent, s.eventsByIdOld].flatMap((part) => [...part.phones.all(byId), ...part.testPayments.all(byId)]);
+  const mine = deviceId === undefined ? found : found.filter((e) => e.deviceId === deviceId);
+  if (mine.length === 0) throw new DomainError("event_not_found", `No event ${eventId}`, { event_id: eventId });
   if (mine.length === 1) return mine[0]!;
   // Two phones may use the same event_id; one still waiting is the one a person means.
   const waiting = mine.filter((e) => WAITING.includes(e.matchStatus));
   if (waiting.length === 1) return waiting[0]!;
   if (waiting.length === 0) return mine.find((e) => e.matchStatus === "matched") ?? mine[0]!;
-  throw new DomainError("invalid_request", `Several phones sent an event ${req.event_id}; add device_id`, {
+  throw new DomainError("invalid_request", `Several phones sent an event ${eventId}; add device_id`, {
     errors: [{ field: "/device_id", message: `required: ${waiting.map((e) => e.deviceId ?? "(test payment)").join(", ")} all sent this event_id` }],
   });
 }
@@ -162,9 +170,7 @@ export function manualMatch(tx: Db, scope: Scope, req: ManualMatchRequest, now: 
   const s = feedStatements(tx);
   const order = matchingStatements(tx).orderByKey.get({ ...scope, id: req.order_id });
   if (!order) throw new DomainError("order_not_found", `No order ${req.order_id}`, { order_id: req.order_id });
-  const byId = { ...scope, eventId: req.event_id };
-  const found = [s.eventsByIdRecent, s.eventsByIdOld].flatMap((part) => [...part.phones.all(byId), ...part.testPayments.all(byId)]);
-  const event = pickEvent(found, req);
+  const event = findEvent(tx, scope, req.event_id, req.device_id);
 
   const orderMatch = s.matchByOrder.get({ ...scope, orderId: order.id }) ?? null;
   const eventMatch = s.matchByEventSeq.get({ seq: event.seq }) ?? null;

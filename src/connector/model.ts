@@ -69,13 +69,16 @@ export const MatchSchema = T.Object(
   { description: "A payment matched to an order" },
 );
 
+/** An order's status as it reads (contract §9, §10): a pending order past `expires_at` reads `expired`. */
+export const ORDER_STATUSES = ["pending", "matched", "cancelled", "expired"] as const;
+
 export const OrderSchema = T.Object(
   {
     id: T.String(),
     amount: Int({ description: "Cents, as the shop sent it" }),
     expected_amount: Int({ description: "What the customer must pay: `amount`, or `amount + k` with `unique_amount`" }),
     currency: T.String(),
-    status: T.Union([T.Literal("pending"), T.Literal("matched"), T.Literal("cancelled"), T.Literal("expired")], {
+    status: T.Union(ORDER_STATUSES.map((s) => T.Literal(s)), {
       description: "A pending order past `expires_at` reads as `expired` and no longer matches",
     }),
     created_at: EpochMs(),
@@ -91,6 +94,17 @@ export const OrderSchema = T.Object(
 );
 
 export const SyncOrdersResponseSchema = T.Object({ orders: T.Array(OrderSchema, { description: "In input order" }) });
+
+export const OrdersPageSchema = T.Object({
+  data: T.Array(OrderSchema, { description: "The orders of this page, newest first: by `created_at`, then by `id`, both descending" }),
+  next_cursor: T.String({ description: "Pass as `after` for the next page, of older orders" }),
+  has_more: T.Boolean({ description: "true when older orders of these statuses follow this page" }),
+});
+
+/** contract §19: how many orders a payment's candidates list at most (see CANDIDATES_DOC). */
+export const CANDIDATES_MAX = 50;
+/** …and how many of them of the payment's amount and window, at most (in practice there are few). */
+export const SAME_AMOUNT_CANDIDATES_MAX = 500;
 
 export const FeedResponseSchema = T.Object({
   data: T.Array(MatchSchema),
@@ -128,6 +142,21 @@ export const EventViewSchema = T.Object({
   order_id: Nullable(T.String()),
   duplicate_of: Nullable(T.String({ description: "For a duplicate: the event_id of the first report of the payment" })),
 });
+
+/** What the candidates of a payment are, in the document and in the code's comments alike. */
+export const CANDIDATES_DOC = `For an \`unmatched\` or \`ambiguous\` payment: the pending and expired orders a person could give it to (\`POST /connector/v1/matches\`), in two groups.
+1. The orders whose \`expected_amount\` is the payment's \`amount\` and whose window holds its \`occurred_at\` (\`created_at\` − 120 000 ≤ \`occurred_at\` ≤ \`expires_at\`): all of them (at most ${SAME_AMOUNT_CANDIDATES_MAX}), the one created closest to \`occurred_at\` first (then the newer, then by \`id\`).
+2. Then the other pending and expired orders, newest first (by \`created_at\`, then \`id\`), until the list holds ${CANDIDATES_MAX} orders.
+
+\`[]\` for a \`matched\` or \`duplicate\` payment. Cancelled and matched orders are never candidates.`;
+
+export const PaymentWithCandidatesSchema = T.Object(
+  {
+    ...EventViewSchema.properties,
+    candidates: T.Array(OrderSchema, { description: CANDIDATES_DOC }),
+  },
+  { description: "A payment as the events view shows it, with the orders a person could give it to" },
+);
 
 export const EventsPageSchema = T.Object({
   data: T.Array(EventViewSchema),
@@ -240,6 +269,36 @@ export const EXAMPLE_EVENT_VIEW = {
   duplicate_of: null,
 };
 
+/** The payment above with its candidates: two orders of its amount it could pay (names that both fit), then others. */
+export const EXAMPLE_PAYMENT_WITH_CANDIDATES = {
+  ...EXAMPLE_EVENT_VIEW,
+  candidates: [
+    {
+      ...EXAMPLE_PENDING_ORDER,
+      id: "A-1050",
+      amount: 4000,
+      expected_amount: 4000,
+      unique_amount: false,
+      customer_name: "Luis Quispe",
+      created_at: EXAMPLE_NOW - 300_000,
+      expires_at: EXAMPLE_NOW - 300_000 + DEFAULT_ORDER_TTL_MS,
+      updated_at: EXAMPLE_NOW - 300_000,
+    },
+    {
+      ...EXAMPLE_PENDING_ORDER,
+      id: "A-1047",
+      amount: 4000,
+      expected_amount: 4000,
+      unique_amount: false,
+      customer_name: "Luisa Quiroz",
+      created_at: EXAMPLE_NOW - 900_000,
+      expires_at: EXAMPLE_NOW - 900_000 + DEFAULT_ORDER_TTL_MS,
+      updated_at: EXAMPLE_NOW - 900_000,
+    },
+    { ...EXAMPLE_PENDING_ORDER, status: "expired", id: "A-1049", expires_at: EXAMPLE_NOW - 30_000, created_at: EXAMPLE_NOW - 930_000, updated_at: EXAMPLE_NOW - 930_000 },
+  ],
+};
+
 export const EXAMPLE_DEVICE = {
   device_id: "dev_3kR8sT1vWz7Hq2LmX9dK",
   label: "Caja 1",
@@ -264,7 +323,9 @@ named({
   AckRequest: AckBodySchema,
   AckResponse: AckResponseSchema,
   ManualMatchRequest: ManualMatchBodySchema,
+  OrdersPage: OrdersPageSchema,
   Payment: EventViewSchema,
+  PaymentWithCandidates: PaymentWithCandidatesSchema,
   PaymentsPage: EventsPageSchema,
   DeviceHealth: HealthSchema,
   Device: DeviceViewSchema,

@@ -1,7 +1,7 @@
-// Order sync and lookup (contract §9, §10). No HTTP here: plain values in, plain values out,
-// DomainError for the outcomes the contract names.
+// Order sync, lookup and the list for people (contract §9, §10, §19). No HTTP here: plain values
+// in, plain values out, DomainError for the outcomes the contract names.
 import type { Database } from "bun:sqlite";
-import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Static } from "@sinclair/typebox";
 import { DomainError, type FieldError } from "../errors";
@@ -12,8 +12,8 @@ import { matchingStatements, type MatchRow, type OrderRow } from "../matching/st
 import { perConnection, type Db, type Store } from "../store/db";
 import * as schema from "../store/schema";
 import { MAX_EPOCH_MS } from "../http/schemas";
-import { DEFAULT_ORDER_TTL_MS, METADATA_MAX_BYTES, type OrderInputSchema } from "./model";
-import { cursorsOf } from "./cursor";
+import { DEFAULT_ORDER_TTL_MS, METADATA_MAX_BYTES, ORDER_STATUSES, PAGE_LIMIT_DEFAULT, type OrderInputSchema } from "./model";
+import { cursorsOf, ORDERS_START, type OrderPosition } from "./cursor";
 import { orderView, type OrderView } from "./views";
 
 const { orders, matches, PENDING_ORDER } = schema;
@@ -40,6 +40,48 @@ function prepareAll(client: Database) {
       )
       .prepare(),
     matchById: db.select().from(matches).where(eq(matches.id, p("id"))).prepare(),
+    /**
+     * contract §19: orders of one stored status, newest first after a position, that expire at or
+     * after `expiresFrom` (0: all; now: pending orders without those past expiry). orders_list_idx,
+     * walked backwards from (createdAt, id).
+     */
+    listByStatus: db
+      .select()
+      .from(orders)
+      .where(
+        and(
+          eq(orders.tenantId, p("tenantId")),
+          eq(orders.environment, p("environment")),
+          eq(orders.status, p("status")),
+          sql`(${orders.createdAt}, ${orders.id}) < (${p("createdAt")}, ${p("id")})`,
+          gte(orders.expiresAt, p("expiresFrom")),
+        ),
+      )
+      .orderBy(desc(orders.createdAt), desc(orders.id))
+      .limit(p("limit"))
+      .prepare(),
+    /**
+     * Orders stored pending that read expired: past expires_at, not yet recorded by serve's sweep.
+     * orders_pending_expiry_idx (`expires_at < now`): that range is the sweep's backlog, which it
+     * empties every tick, so the few rows are sorted here rather than walking every pending order of
+     * orders_list_idx for them. Unary + on the scope: not the list index, whose pending range is the
+     * shop's every pending order.
+     */
+    listPastExpiry: db
+      .select()
+      .from(orders)
+      .where(
+        and(
+          PENDING_ORDER,
+          lt(orders.expiresAt, p("now")),
+          eq(sql`+${orders.tenantId}`, p("tenantId")),
+          eq(sql`+${orders.environment}`, p("environment")),
+          sql`(${orders.createdAt}, ${orders.id}) < (${p("createdAt")}, ${p("id")})`,
+        ),
+      )
+      .orderBy(desc(orders.createdAt), desc(orders.id))
+      .limit(p("limit"))
+      .prepare(),
   };
 }
 
@@ -214,15 +256,75 @@ function expectedAmountFor(
 
 /** Orders with their matches, in the order of `ids` (missing ids are skipped). */
 export function readOrders(db: Db, scope: Scope, ids: readonly string[], now: number): OrderView[] {
+  const rows = ids.map((id) => matchingStatements(db).orderByKey.get({ ...scope, id }));
+  return orderViews(db, rows.filter((r) => r !== undefined), now);
+}
+
+/** Stored orders as the connector shows them, each with its match. */
+export function orderViews(db: Db, rows: readonly OrderRow[], now: number): OrderView[] {
   const s = orderStatements(db);
-  const out: OrderView[] = [];
-  for (const id of ids) {
-    const row = matchingStatements(db).orderByKey.get({ ...scope, id });
-    if (!row) continue;
+  return rows.map((row) => {
     const match: MatchRow | null = row.matchId ? (s.matchById.get({ id: row.matchId }) ?? null) : null;
-    out.push(orderView(row, match, now, cursorsOf(db)));
-  }
-  return out;
+    return orderView(row, match, now, cursorsOf(db));
+  });
+}
+
+/** Newest first, as the orders list reads (contract §19): created_at descending, then id descending. */
+export const newestFirst = (a: OrderPosition, b: OrderPosition): number => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/**
+ * Up to `take` orders that read (effectiveStatus at `now`) as one of `statuses`, newest first after
+ * `from`: one index range per stored status, merged. A stored pending order reads pending or
+ * expired, so asked for one of the two, the pending range is cut by expires_at.
+ */
+export function ordersWithStatus(db: Db, scope: Scope, statuses: ReadonlySet<OrderStatus>, from: OrderPosition, take: number, now: number): OrderRow[] {
+  const s = orderStatements(db);
+  const at = { ...scope, createdAt: from.createdAt, id: from.id, limit: take };
+  const stored = (status: OrderStatus, expiresFrom = 0) => s.listByStatus.all({ ...at, status, expiresFrom });
+  const parts: OrderRow[][] = [];
+  if (statuses.has("pending") && statuses.has("expired")) parts.push(stored("pending"));
+  else if (statuses.has("pending")) parts.push(stored("pending", now));
+  else if (statuses.has("expired")) parts.push(s.listPastExpiry.all({ ...at, now }));
+  for (const status of ["expired", "matched", "cancelled"] as const) if (statuses.has(status)) parts.push(stored(status));
+  return parts.flat().sort(newestFirst).slice(0, take);
+}
+
+export interface OrderListQuery {
+  /** Statuses as orders read now; empty or absent: every status. */
+  statuses?: readonly OrderStatus[];
+  /** A `next_cursor` of this list; absent: the newest orders. */
+  after?: string;
+  /** 1–500, default 100 (the caller checks the bounds). */
+  limit?: number;
+}
+
+export interface OrdersPage {
+  data: OrderView[];
+  next_cursor: string;
+  has_more: boolean;
+}
+
+/**
+ * contract §19: the orders of the scope, newest first, of some statuses (as they read at `now`),
+ * a page after the cursor `after` (400 invalid_cursor when it is not one of this list and scope).
+ */
+export function listOrders(store: Store, scope: Scope, q: OrderListQuery, now: number): OrdersPage {
+  const statuses = new Set<OrderStatus>(q.statuses?.length ? q.statuses : ORDER_STATUSES);
+  const limit = q.limit ?? PAGE_LIMIT_DEFAULT;
+  // One read transaction: the ranges merged into a page see the same snapshot.
+  return store.db.transaction((txn) => {
+    const tx = txn as unknown as Db;
+    const cursors = cursorsOf(tx);
+    const from = q.after === undefined ? ORDERS_START : cursors.orders.decode(scope, q.after, "/after");
+    const rows = ordersWithStatus(tx, scope, statuses, from, limit + 1, now);
+    const page = rows.slice(0, limit);
+    const last = page.length > 0 ? page[page.length - 1]! : from;
+    return {
+      data: orderViews(tx, page, now),
+      next_cursor: cursors.orders.encode(scope, { createdAt: last.createdAt, id: last.id }),
+      has_more: rows.length > limit,
+    };
+  });
 }
 
 export function getOrder(store: Store, scope: Scope, id: string, now: number): OrderView {

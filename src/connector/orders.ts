@@ -1,4 +1,5 @@
-// POST /connector/v1/orders and GET /connector/v1/orders/{id} (contract §9).
+// POST /connector/v1/orders and GET /connector/v1/orders/{id} (contract §9); GET /connector/v1/orders,
+// the list for people (§19).
 import { Elysia } from "elysia";
 import { jsonBody } from "../http/body";
 import { describe } from "../http/openapi";
@@ -10,11 +11,14 @@ import {
   EXAMPLE_PENDING_ORDER,
   EXAMPLE_SYNC,
   OrderSchema,
+  OrdersPageSchema,
   SyncOrdersBodySchema,
   SyncOrdersResponseSchema,
 } from "./model";
 import { AUTH_ERRORS, BODY_ERRORS } from "./errors-doc";
-import { getOrder } from "./orders.service";
+import { getOrder, listOrders } from "./orders.service";
+import { EXAMPLE_SCOPE, exampleCursors } from "./cursor";
+import { afterParam, LimitParam, orderListQuery, OrderStatusParam } from "./query";
 
 const checkSync = validator(SyncOrdersBodySchema);
 
@@ -59,6 +63,40 @@ export const orderRoutes = (deps: ConnectorDeps, authenticate: Authenticate) =>
           security: "connector",
         }),
       },
+    )
+    .get(
+      "/orders",
+      ({ request }) => {
+        const caller = authenticate(request);
+        return listOrders(deps.store, caller, orderListQuery(request), deps.clock.now());
+      },
+      describe({
+        tag: "Connector",
+        summary: "List orders",
+        operationId: "listOrders",
+        description: `The orders of this key's shop and environment, newest first (by \`created_at\`, then by \`id\`, both descending), for people: a list of what was ordered and what was paid.
+
+Filter by \`status\`, repeated for several (\`?status=pending&status=expired\`). The status is the one the order reads now: a pending order past \`expires_at\` is \`expired\`, here as in \`GET /connector/v1/orders/{id}\`.
+
+Page with \`next_cursor\` as \`after\` (with the same \`status\`): each page goes on with older orders, without gaps or repeats while the orders keep their \`created_at\`. New orders appear on the first page, not after the last one. To learn which orders were paid, collect matches (\`GET /connector/v1/matches\`) instead: this list is not a feed.`,
+        parameters: [OrderStatusParam, afterParam("A `next_cursor` from this list"), LimitParam],
+        success: {
+          status: 200,
+          description: "A page of orders, newest first",
+          schema: OrdersPageSchema,
+          example: {
+            data: [EXAMPLE_PENDING_ORDER, EXAMPLE_ORDER],
+            next_cursor: exampleCursors.orders.encode(EXAMPLE_SCOPE, { createdAt: EXAMPLE_ORDER.created_at, id: EXAMPLE_ORDER.id }),
+            has_more: false,
+          },
+        },
+        errors: [
+          ["invalid_cursor", { errors: [{ field: "/after", message: "not a cursor of this feed" }] }],
+          ["invalid_request", { errors: [{ field: "/status", message: '"paid" is not one of pending, matched, cancelled, expired' }] }],
+          ...AUTH_ERRORS,
+        ],
+        security: "connector",
+      }),
     )
     .get(
       "/orders/:id",

@@ -2,8 +2,9 @@
 // JSON-pointer fields such as `/limit`). Values arrive as text; nothing is coerced silently. `after`
 // is passed on as it came: the cursor decoder (cursor.ts) answers `400 invalid_cursor`.
 import { T } from "../http/schemas";
+import type { OrderStatus } from "../matching/engine";
 import { invalid, validator } from "../http/validation";
-import { MATCH_STATUSES, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "./model";
+import { MATCH_STATUSES, ORDER_STATUSES, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "./model";
 
 export const LimitParam = {
   name: "limit",
@@ -67,10 +68,61 @@ function readPageQuery<S extends string>(request: Request, checkPageQuery: (v: u
   }
   const { limit: limitText, ...rest } = raw;
   const q = checkPageQuery(rest);
-  // An integer, as documented (LimitParam): written in plain digits, from 1 to PAGE_LIMIT_MAX.
+  return { after: q.after, limit: readLimit(limitText), status: q.status };
+}
+
+/** An integer, as documented (LimitParam): written in plain digits, from 1 to PAGE_LIMIT_MAX. */
+function readLimit(limitText: string | undefined): number {
   const limit = limitText === undefined ? PAGE_LIMIT_DEFAULT : /^[0-9]{1,6}$/.test(limitText) ? Number(limitText) : Number.NaN;
   if (!(limit >= 1 && limit <= PAGE_LIMIT_MAX)) {
     throw invalid([{ field: "/limit", message: `must be a whole number from 1 to ${PAGE_LIMIT_MAX}` }]);
   }
-  return { after: q.after, limit, status: q.status };
+  return limit;
 }
+
+export const OrderStatusParam = {
+  name: "status",
+  in: "query",
+  required: false,
+  description:
+    "Only orders with this status, as the order reads now (a pending order past `expires_at` is `expired`). Repeat it for several: `?status=pending&status=expired`. Without it, every status.",
+  schema: { type: "array", items: { type: "string", enum: [...ORDER_STATUSES] } },
+  style: "form",
+  explode: true,
+};
+
+export interface OrderListQuery {
+  /** Empty: every status. */
+  statuses: OrderStatus[];
+  after?: string;
+  limit: number;
+}
+
+/** contract §19: `status` (repeatable), `after` and `limit` of the orders list. */
+export function orderListQuery(request: Request): OrderListQuery {
+  const params = new URL(request.url).searchParams;
+  const statuses: OrderStatus[] = [];
+  for (const s of params.getAll("status")) {
+    if (!(ORDER_STATUSES as readonly string[]).includes(s)) {
+      throw invalid([{ field: "/status", message: `${JSON.stringify(s)} is not one of ${ORDER_STATUSES.join(", ")}` }]);
+    }
+    if (!statuses.includes(s as OrderStatus)) statuses.push(s as OrderStatus);
+  }
+  return { statuses, after: params.get("after") ?? undefined, limit: readLimit(params.get("limit") ?? undefined) };
+}
+
+/** `device_id` of `GET /events/{event_id}`: only needed when two phones sent the same event_id. */
+export function deviceIdQuery(request: Request): string | undefined {
+  const deviceId = new URL(request.url).searchParams.get("device_id");
+  if (deviceId === null) return undefined;
+  if (deviceId.length < 1 || deviceId.length > 64) throw invalid([{ field: "/device_id", message: "must be 1 to 64 characters" }]);
+  return deviceId;
+}
+
+export const DeviceIdParam = {
+  name: "device_id",
+  in: "query",
+  required: false,
+  description: "The phone (`dev_…`) that sent the event: only needed when two phones sent events with the same `event_id`",
+  schema: { type: "string", minLength: 1, maxLength: 64 },
+};

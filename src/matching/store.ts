@@ -151,6 +151,21 @@ export function pendingOrdersOf(s: MatchingStatements, scope: Scope, amount: num
   });
 }
 
+/**
+ * Orders stored pending (reading pending, or expired and not yet swept) with this expected amount
+ * whose window holds the payment's occurred_at, expired or not: what a person is shown first for a
+ * waiting payment (contract §19). No security-code filter: a person decides.
+ */
+export function pendingOrdersAround(s: MatchingStatements, scope: Scope, payment: Pick<NewPaymentFacts, "amount" | "occurredAt">): OrderFacts[] {
+  return s.candidateOrders.all({
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    amount: payment.amount,
+    notExpiredBefore: payment.occurredAt,
+    createdAtMost: payment.occurredAt + EARLY_PAYMENT_MS,
+  });
+}
+
 /** Waiting payments that could concern an order with this amount and window. */
 export function waitingPaymentsFor(
   s: MatchingStatements,

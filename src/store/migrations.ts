@@ -16,6 +16,7 @@ import m0009 from "../../migrations/0009_box_settings.sql" with { type: "text" }
 import m0010 from "../../migrations/0010_webhooks.sql" with { type: "text" };
 import m0011 from "../../migrations/0011_notifications.sql" with { type: "text" };
 import m0012 from "../../migrations/0012_console.sql" with { type: "text" };
+import m0013 from "../../migrations/0013_order_lists.sql" with { type: "text" };
 
 export const EMBEDDED: Record<string, string> = {
   "0000_appliance": m0000,
@@ -31,6 +32,7 @@ export const EMBEDDED: Record<string, string> = {
   "0010_webhooks": m0010,
   "0011_notifications": m0011,
   "0012_console": m0012,
+  "0013_order_lists": m0013,
 };
 
 export interface MigrationMeta {

@@ -229,6 +229,19 @@ export const orders = sqliteTable(
       .on(t.tenantId, t.environment, t.expectedAmount, t.expiresAt, t.createdAt, t.id, t.currency, t.customerName, t.securityCode)
       .where(sql`status = 'pending'`),
     index("orders_pending_expiry_idx").on(t.expiresAt).where(sql`status = 'pending'`),
+    // The list of orders for people (contract §19), newest first: one range per stored status, walked
+    // backwards from a cursor (created_at, id). A new order is created about now, so its entry lands
+    // at the end of the pending range; a match or an expiry moves it to the end of another range (an
+    // order is matched or expires soon after it was made), as events_status_idx moves events.
+    index("orders_list_idx").on(t.tenantId, t.environment, t.status, t.createdAt, t.id),
+    // Expired orders a person may give a waiting payment to (§19 candidates): those that expired after
+    // the payment, of its amount. Keyed by expires_at, not by the amount: the sweep records expiries
+    // in expires_at order, so entries append instead of landing on a random leaf each, and a lookup
+    // ranges over the orders expired since the payment (few for the payments a person looks at),
+    // filtered by amount and created_at in the index, reading no order row.
+    index("orders_expired_idx")
+      .on(t.tenantId, t.environment, t.expiresAt, t.expectedAmount, t.createdAt, t.id)
+      .where(sql`status = 'expired'`),
   ],
 );
 

@@ -1,0 +1,2 @@
+CREATE INDEX `orders_list_idx` ON `orders` (`tenant_id`,`environment`,`status`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `orders_expired_idx` ON `orders` (`tenant_id`,`environment`,`expires_at`,`expected_amount`,`created_at`,`id`) WHERE status = 'expired';
