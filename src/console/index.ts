@@ -74,7 +74,6 @@ export const consoleRoutes = (deps: AppDeps) => {
   return (
     new Elysia()
       .get("/", () => redirect("/console/"), HIDDEN)
-      .get("/console", () => redirect("/console/"), HIDDEN)
       .get(ASSET_PATHS.css, () => asset(CONSOLE_CSS, "text/css; charset=utf-8"), HIDDEN)
       .get(ASSET_PATHS.js, () => asset(CONSOLE_JS, "text/javascript; charset=utf-8"), HIDDEN)
       .get(SIGN_IN_PATH, ({ request }) => htmlResponse(signInHelpPage(visitorOf(deps, request))), HIDDEN)
