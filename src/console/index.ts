@@ -22,7 +22,7 @@ import {
   type ConsoleView,
 } from "./context";
 import { layout, type Page } from "./layout";
-import { chargeFormPage, chargePage, createCharge, safeBack, simulatePayment } from "./pages/charge";
+import { chargeFormPage, chargePage, createCharge, safeBack, simulatePage, simulatePayment } from "./pages/charge";
 import { assignPage, assignPayment, paymentsPage } from "./pages/payments";
 import { ordersPage } from "./pages/orders";
 import { activePhone, pairPage, phonesPage, revokeConfirmPage } from "./pages/phones";
@@ -99,6 +99,7 @@ export const consoleRoutes = (deps: AppDeps) => {
       .get("/console/cobrar", show((v) => chargeFormPage(v)), HIDDEN)
       .post("/console/cobrar", change((v, form) => createCharge(deps, v, form)), NO_BODY)
       .get("/console/cobrar/:id", show((v, _r, p) => chargePage(deps, v, p.id!)), HIDDEN)
+      .get("/console/simular", show((v) => simulatePage(v)), HIDDEN)
       .post("/console/simular", change((v, form) => simulatePayment(deps, v, form)), NO_BODY)
       .get("/console/pagos", show((v, request) => paymentsPage(deps, v, new URL(request.url).searchParams)), HIDDEN)
       .get("/console/pagos/:id", show((v, request, p) => assignPage(deps, v, p.id!, new URL(request.url).searchParams.get("telefono") ?? undefined)), HIDDEN)

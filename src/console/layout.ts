@@ -49,7 +49,7 @@ function banners(v: ConsoleView): Html {
   const test =
     v.scope.environment === "test"
       ? html`<div class="banner test" role="note" aria-label="${t("mode.test.banner")}"><p><strong>${t("mode.test.banner")}</strong> · ${t("mode.test.explain")}
-  <a href="/console/cobrar#simular">${t("mode.simulate")}</a></p></div>`
+  <a href="/console/simular">${t("mode.simulate")}</a></p></div>`
       : null;
   const lic = v.license;
   const license =

@@ -2,11 +2,14 @@
 // totals and the payments newest first, by status and wallet. Each query reads one index range
 // (test/console-query-plans.test.ts); the rest comes from the connector's own services.
 import type { Database } from "bun:sqlite";
+import { and, desc, eq, lt, sql, type SQL } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import * as schema from "../store/schema";
 import { cursorsOf } from "../connector/cursor";
 import { MATCH_STATUSES } from "../connector/model";
-import type { EventRow, Scope } from "../matching/store";
+import type { Scope } from "../matching/store";
 import { perConnection, type Store } from "../store/db";
-import { hourOf, OCCURRED_HOUR } from "../store/schema";
+import { events, hourOf, OCCURRED_HOUR } from "../store/schema";
 
 export type MatchStatus = (typeof MATCH_STATUSES)[number];
 
@@ -17,17 +20,24 @@ export const CONSOLE_SQL = {
     WHERE tenant_id = ?1 AND environment = ?2 AND ${OCCURRED_HOUR} BETWEEN ?3 AND ?4 AND occurred_at >= ?5 AND occurred_at <= ?6
       AND match_status <> 'duplicate'
     GROUP BY source, match_status`,
-  // events_status_idx backwards: the newest of one status.
-  newestOfStatus: `SELECT * FROM events WHERE tenant_id = ?1 AND environment = ?2 AND match_status = ?3 AND seq < ?4 ORDER BY seq DESC LIMIT ?5`,
-  // events_source_idx backwards: the newest of one wallet and status.
-  newestOfWalletStatus: `SELECT * FROM events WHERE tenant_id = ?1 AND environment = ?2 AND source = ?6 AND match_status = ?3 AND seq < ?4 ORDER BY seq DESC LIMIT ?5`,
 } as const;
 
-const statements = perConnection((client: Database) => ({
-  todayByWallet: client.prepare<{ source: string; status: MatchStatus; n: number; total: number }, [string, string, number, number, number, number]>(CONSOLE_SQL.todayByWallet),
-  newestOfStatus: client.prepare<EventRow, [string, string, string, number, number]>(CONSOLE_SQL.newestOfStatus),
-  newestOfWalletStatus: client.prepare<EventRow, [string, string, string, number, number, string]>(CONSOLE_SQL.newestOfWalletStatus),
-}));
+const p = sql.placeholder;
+
+/** Prepared once per connection (exported for the query-plan tests). */
+export const consoleStatements = perConnection((client: Database) => {
+  const db = drizzle(client, { schema });
+  const newest = (where: SQL | undefined) => db.select().from(events).where(where).orderBy(desc(events.seq)).limit(p("limit")).prepare();
+  const scoped = [eq(events.tenantId, p("tenantId")), eq(events.environment, p("environment")), eq(events.matchStatus, p("status")), lt(events.seq, p("before"))];
+  return {
+    todayByWallet: client.prepare<{ source: string; status: MatchStatus; n: number; total: number }, [string, string, number, number, number, number]>(CONSOLE_SQL.todayByWallet),
+    // events_status_idx backwards: the newest of one status.
+    newestOfStatus: newest(and(...scoped)),
+    // events_source_idx backwards: the newest of one wallet and status.
+    newestOfWalletStatus: newest(and(eq(events.source, p("source")), ...scoped)),
+  };
+});
+const statements = consoleStatements;
 
 export interface WalletDay {
   source: string;
@@ -80,8 +90,8 @@ export function newestPayments(store: Store, scope: Scope, q: PaymentsQuery) {
   const rows = store.db.transaction(() =>
     q.statuses.flatMap((status) =>
       q.source === undefined
-        ? s.newestOfStatus.all(scope.tenantId, scope.environment, status, before, q.limit + 1)
-        : s.newestOfWalletStatus.all(scope.tenantId, scope.environment, status, before, q.limit + 1, q.source),
+        ? s.newestOfStatus.all({ ...scope, status, before, limit: q.limit + 1 })
+        : s.newestOfWalletStatus.all({ ...scope, status, before, limit: q.limit + 1, source: q.source }),
     ),
   );
   rows.sort((a, b) => b.seq - a.seq);

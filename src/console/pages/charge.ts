@@ -40,9 +40,14 @@ ${form.error ? html`<div class="banner bad" role="alert"><p>${form.error}</p></d
   <div><label for="customer">${t("charge.customer")} <span class="hint" id="customer-hint">${t("charge.customer.hint")}</span></label>
   <input id="customer" name="customer" autocomplete="off" maxlength="${NAME_MAX}" aria-describedby="customer-hint" value="${form.customer ?? ""}"></div>
   <div><button>${t("charge.submit")}</button></div>
-</form>
-${v.scope.environment === "test" ? simulateForm(v, undefined, "/console/cobrar") : ""}`,
+</form>`,
   };
+}
+
+/** GET /console/simular: "Simular pago" with an amount to type (test mode only). */
+export function simulatePage(v: ConsoleView): Page {
+  if (v.scope.environment !== "test") throw new DomainError("test_mode_only", "Simulated payments exist only in test mode");
+  return { title: v.t("simulate.title"), section: "payments", body: simulateForm(v, undefined, "/console/pagos") };
 }
 
 /** POST /console/cobrar: the order, or the form again with what to correct. */
