@@ -42,6 +42,7 @@ async function allPages(s: ReturnType<typeof shop>, query: string, limit: number
     const res = await s.list(`?limit=${limit}${query}${after ? `&after=${after}` : ""}`);
     expect(res.status).toBe(200);
     expect(res.body.data.length).toBeLessThanOrEqual(limit);
+    if (after) expect(res.body.data.length).toBeGreaterThan(0); // has_more promised more
     out.push(...ids(res));
     if (!res.body.has_more) {
       // the last cursor leads nowhere further
@@ -166,6 +167,7 @@ describe("GET /connector/v1/orders", () => {
     expect((await s.list("?limit=1")).body.data).toHaveLength(1);
     expect((await s.list("?limit=500")).body).toMatchObject({ has_more: false });
     expect((await s.list("?limit=500")).body.data).toHaveLength(101);
+    expect((await s.list("?limit=101")).body).toMatchObject({ has_more: false }); // exactly full: nothing more
     for (const bad of ["0", "501", "-1", "1.5", "ten", ""]) {
       const res = await s.list(`?limit=${bad}`);
       expect(res.status).toBe(400);
@@ -310,16 +312,20 @@ describe("GET /connector/v1/events/{event_id}", () => {
       order("IN-START-A", 4100, { created_at: occurred + EARLY }),
       order("IN-START-B", 4100, { created_at: occurred + EARLY }),
       order("OUT-START", 4100, { created_at: occurred + EARLY + 1 }),
+      // the same start, on orders that expire soon after (expired by the time of the payment)
+      order("IN-START-X", 4100, { created_at: occurred + EARLY, expires_at: occurred + EARLY + 1 }),
+      order("OUT-START-X", 4100, { created_at: occurred + EARLY + 1, expires_at: occurred + EARLY + 2 }),
       order("IN-END", 4100, { created_at: t0 - 5 * MIN, expires_at: occurred }),
       order("OUT-END", 4100, { created_at: t0 - 6 * MIN, expires_at: occurred - 1 }),
     ]);
-    t.clock.advance(20 * MIN); // IN-END and OUT-END read expired
+    t.clock.advance(20 * MIN); // IN-END, OUT-END and the -X ones read expired
     if (swept) await t.writer.run("expireOrders", { now: t.clock.now() });
     const p = await pay(t, s.scope, { amount: 4100, occurredAt: occurred, deviceId: s.phone() });
     expect(p.match.status).toBe("ambiguous"); // IN-START-A and IN-START-B
     const res = await s.event(p.eventId);
-    expect(candidateIds(res)).toEqual(["IN-START-A", "IN-START-B", "IN-END", "OUT-START", "OUT-END"]);
-    expect(res.body.candidates.map((o: any) => o.status)).toEqual(["pending", "pending", "expired", "pending", "expired"]);
+    // the first group by distance to occurred_at, then by id; the others newest first, then by id descending
+    expect(candidateIds(res)).toEqual(["IN-START-A", "IN-START-B", "IN-START-X", "IN-END", "OUT-START-X", "OUT-START", "OUT-END"]);
+    expect(res.body.candidates.map((o: any) => o.status)).toEqual(["pending", "pending", "expired", "expired", "expired", "pending", "expired"]);
   });
 
   test("candidates of an unmatched payment; a matched or duplicate payment has none", async () => {
