@@ -12,11 +12,13 @@ const resolve = (schema: any): any => (schema?.$ref ? doc.components.schemas[sch
 
 const OPERATIONS: [string, string, number, string[]][] = [
   ["post", "/connector/v1/orders", 200, ["invalid_request", "unsupported_currency", "order_already_matched", "unique_amount_unavailable", "payload_too_large", "unsupported_media_type", "malformed_json"]],
+  ["get", "/connector/v1/orders", 200, ["invalid_cursor", "invalid_request"]],
   ["get", "/connector/v1/orders/{id}", 200, ["order_not_found"]],
   ["get", "/connector/v1/matches", 200, ["invalid_cursor", "invalid_request"]],
   ["post", "/connector/v1/matches/ack", 200, ["invalid_cursor", "invalid_request"]],
   ["post", "/connector/v1/matches", 201, ["order_not_found", "event_not_found", "already_matched", "order_cancelled", "event_is_duplicate"]],
   ["get", "/connector/v1/events", 200, ["invalid_cursor", "invalid_request"]],
+  ["get", "/connector/v1/events/{event_id}", 200, ["event_not_found", "invalid_request"]],
   ["get", "/connector/v1/devices", 200, []],
   ["get", "/connector/v1/notifications", 200, ["invalid_cursor", "invalid_request"]],
   ["post", "/connector/v1/test/payments", 201, ["test_mode_only", "invalid_request", "unsupported_currency", "unsupported_event_kind", "event_too_old", "idempotency_key_reused"]],
@@ -96,7 +98,7 @@ test("every property of every schema says what it is, and no schema carries an $
 });
 
 test("objects are named schemas, every response says X-Request-Id, and servers is where the document was asked", async () => {
-  for (const name of ["Order", "Match", "Payment", "Device", "DeviceHealth", "License", "Problem", "FieldError", "Activation", "HeartbeatRequest", "EventReceipt"]) {
+  for (const name of ["Order", "OrdersPage", "Match", "Payment", "PaymentWithCandidates", "Device", "DeviceHealth", "License", "Problem", "FieldError", "Activation", "HeartbeatRequest", "EventReceipt"]) {
     expect(doc.components.schemas[name]?.type).toBe("object");
   }
   expect(doc.paths["/connector/v1/orders/{id}"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Order" });
@@ -112,4 +114,31 @@ test("objects are named schemas, every response says X-Request-Id, and servers i
   const viaIp = await t.send(new Request("http://127.0.0.1:8443/docs/json"));
   expect(viaIp.body.servers[0].url).toBe("http://127.0.0.1:8443");
   expect(doc.tags.map((tag: { name: string }) => tag.name)).toEqual(["Connector", "Webhooks", "Device", "System"]);
+});
+
+test("the lists for people (contract §19): a repeatable status, the candidates' caps written out, examples that are what the routes answer", () => {
+  const list = doc.paths["/connector/v1/orders"].get;
+  const status = list.parameters.find((p: any) => p.name === "status");
+  expect(status).toMatchObject({ in: "query", style: "form", explode: true, schema: { type: "array", items: { enum: ["pending", "matched", "cancelled", "expired"] } } });
+  const page = list.responses["200"].content["application/json"];
+  expect(page.schema).toEqual({ $ref: "#/components/schemas/OrdersPage" });
+  expect(page.example.next_cursor).toMatch(/^o[A-Za-z0-9_-]{118}$/);
+  const ids = page.example.data.map((o: any) => [o.created_at, o.id]);
+  expect(ids).toEqual([...ids].sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? 1 : -1))); // newest first, as documented
+
+  const one = doc.paths["/connector/v1/events/{event_id}"].get;
+  expect(one.description).toContain("50");
+  expect(one.description).toContain("500");
+  const payment = resolve(one.responses["200"].content["application/json"].schema);
+  expect(Object.keys(payment.properties)).toEqual([...Object.keys(doc.components.schemas.Payment.properties), "candidates"]);
+  expect(payment.properties.candidates.items).toEqual({ $ref: "#/components/schemas/Order" });
+  expect(one.parameters.map((p: any) => p.name).sort()).toEqual(["device_id", "event_id"]);
+});
+
+test("a route with path parameters keeps its own parameters too (the plugin keeps only the path's)", () => {
+  const names = (path: string) => doc.paths[path].get.parameters.map((p: any) => `${p.in}:${p.name}`);
+  expect(names("/connector/v1/webhooks/{id}/messages")).toEqual(["path:id", "query:status", "query:after", "query:limit"]);
+  expect(names("/connector/v1/events/{event_id}")).toEqual(["path:event_id", "query:device_id"]);
+  expect(names("/connector/v1/orders/{id}")).toEqual(["path:id"]);
+  expect(JSON.stringify(doc)).not.toContain("x-own-parameters");
 });

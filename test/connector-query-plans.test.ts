@@ -3,6 +3,7 @@ import { afterAll, expect, test } from "bun:test";
 import { feedStatements } from "../src/connector/matches.service";
 import { orderStatements } from "../src/connector/orders.service";
 import { viewStatements } from "../src/connector/views.service";
+import { MATCHING_SQL } from "../src/matching/store";
 import { UNRECOGNIZED_AFTER_SQL } from "../src/notifications/store";
 import { NOTIFICATION_VIEW_SQL } from "../src/notifications/views";
 import { makeTestApp } from "./support/harness";
@@ -35,12 +36,27 @@ const cases: [string, { getQuery(): { sql: string; params: unknown[] } }, RegExp
   ["test payment by id, recent partition", f.eventsByIdRecent.testPayments, /^SEARCH events USING INDEX events_recent_device_event_uq \(device_id=\? AND event_id=\?\)$/],
   ["test payment by id, old partition", f.eventsByIdOld.testPayments, /^SEARCH events USING INDEX events_device_event_uq \(device_id=\? AND event_id=\?\)$/],
   ["events view by status", v.eventsByStatus, /SEARCH events USING INDEX events_status_idx \(tenant_id=\? AND environment=\? AND match_status=\? AND seq>\?\)/],
+  // contract §19: the orders list, one stored status per range, walked backwards from the cursor
+  // in the index's order (no sort); and the expired orders that could hold a payment, in the index alone.
+  ["orders list by stored status", o.listByStatus, /^SEARCH orders USING INDEX orders_list_idx \(tenant_id=\? AND environment=\? AND status=\? AND \(created_at,id\)<\(\?,\?\)\)$/],
+  ["expired orders around a payment", v.expiredAround, /^SEARCH orders USING COVERING INDEX orders_expired_idx \(tenant_id=\? AND environment=\? AND expires_at>\?\)$/],
 ];
 test.each(cases)("%s", (_n, stmt, expected) => {
   const text = plan(stmt.getQuery());
   expect(text).toMatch(expected);
   expect(text).not.toMatch(/\bSCAN\b/);
   expect(text).not.toMatch(/TEMP B-TREE/);
+});
+
+test("orders that read expired but are stored pending: the sweep's backlog (orders_pending_expiry_idx, expires_at < now), sorted, never the shop's pending orders", () => {
+  // The range is what serve's sweep has not yet recorded (it empties it every tick), so sorting it is cheap.
+  expect(plan(o.listPastExpiry.getQuery())).toMatch(/^SEARCH orders USING INDEX orders_pending_expiry_idx \(expires_at<\?\)\nUSE TEMP B-TREE FOR ORDER BY$/);
+});
+
+test("pending orders around a payment: the candidates' covering index, as for matching", () => {
+  expect(plan({ sql: MATCHING_SQL.candidateOrders.replace(/\$\w+/g, "?"), params: MATCHING_SQL.candidateOrders.match(/\$\w+/g)! })).toMatch(
+    /^SEARCH orders USING COVERING INDEX orders_pending_candidates_idx \(tenant_id=\? AND environment=\? AND expected_amount=\? AND expires_at>\?\)$/,
+  );
 });
 
 test("devices: by tenant and environment (a shop has a handful, sorting them is fine)", () => {

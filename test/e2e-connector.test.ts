@@ -129,3 +129,37 @@ test("a shop developer with a test key and no phone", async () => {
   expect((await connector(liveKey).get("/orders/T-2")).status).toBe(404);
   expect((await connector(liveKey).post("/test/payments", {})).body.code).toBe("test_mode_only");
 });
+
+test("lists for people (contract §19): orders newest first by status, paged, and a waiting payment with its candidates", async () => {
+  const other = await cli(server.dataDir, ["tenant", "create", "--name", "Bodega Lista", "--json"]);
+  expect(other.code).toBe(0);
+  const shop = connector(other.json.keys.live);
+  const now = Date.now();
+  const synced = await shop.post("/orders", {
+    orders: [
+      { id: "L-1", amount: 3300, currency: "PEN", created_at: now - 60_000 },
+      { id: "L-2", amount: 3300, currency: "PEN", created_at: now - 30_000 },
+      { id: "L-3", amount: 4400, currency: "PEN", created_at: now - 10_000, status: "cancelled" },
+    ],
+  });
+  expect(synced.status).toBe(200);
+  const code = await cli(server.dataDir, ["code", "create", "--tenant", other.json.tenant_id, "--env", "live", "--json"]);
+  const { client } = await DeviceClient.activate(server.url, { activation_code: code.json.code, ...phone });
+  const ev = event({ amount: 3300 });
+  expect((await client.sendEvent(ev)).body).toMatchObject({ match: { status: "ambiguous" } });
+
+  expect((await shop.get("/orders")).body.data.map((o: any) => o.id)).toEqual(["L-3", "L-2", "L-1"]);
+  const first = await shop.get("/orders?status=pending&status=expired&limit=1");
+  expect(first.body).toMatchObject({ data: [{ id: "L-2", status: "pending" }], has_more: true });
+  const second = await shop.get(`/orders?status=pending&status=expired&limit=1&after=${first.body.next_cursor}`);
+  expect(second.body).toMatchObject({ data: [{ id: "L-1" }], has_more: false });
+
+  const payment = await shop.get(`/events/${ev.event_id}`);
+  expect(payment.status).toBe(200);
+  expect(payment.body).toMatchObject({ event_id: ev.event_id, match_status: "ambiguous", amount: 3300 });
+  expect(payment.body.candidates.map((o: any) => o.id)).toEqual(["L-2", "L-1"]); // the cancelled one never
+
+  // the first shop sees none of it, and cannot use its cursors
+  expect((await connector(liveKey).get(`/events/${ev.event_id}`)).body.code).toBe("event_not_found");
+  expect((await connector(liveKey).get(`/orders?after=${first.body.next_cursor}`)).body.code).toBe("invalid_cursor");
+});

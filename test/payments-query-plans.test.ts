@@ -48,6 +48,7 @@ test("the indexes on events are exactly the ones the statements above and the co
   // events_status_idx: the reconciliation view (connector-query-plans.test.ts); the others above and
   // in matching-service.test.ts (waiting payments: events_hour_amount_idx).
   // events_recent_seq_idx: the mover's queue (recent-events.test.ts).
+  // events_source_idx: the console's payments of one wallet (contract §18, migration 0012).
   expect(names).toEqual([
     "events_device_event_uq",
     "events_dup_reference_idx",
@@ -55,6 +56,7 @@ test("the indexes on events are exactly the ones the statements above and the co
     "events_recent_device_event_uq",
     "events_recent_dup_reference_idx",
     "events_recent_seq_idx",
+    "events_source_idx",
     "events_status_idx",
   ]);
 });

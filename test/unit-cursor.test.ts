@@ -50,3 +50,49 @@ test("a block under the right key whose check bytes are not zero is not a cursor
   const c3 = createCipheriv("aes-256-ecb", scopeKey, null).setAutoPadding(false);
   expect(c.parse("match", A, "m" + Buffer.concat([c3.update(block), c3.final()]).toString("base64url"))).toBe(5);
 });
+
+describe("order positions (contract §19): (created_at, id), sealed with a synthetic IV", () => {
+  const positions = [
+    { createdAt: 0, id: "" },
+    { createdAt: 1795262400000, id: "A-1042" },
+    { createdAt: 1795262400000, id: "A-1043" },
+    { createdAt: 8_640_000_000_000_000, id: "x".repeat(64) },
+    { createdAt: Number.MAX_SAFE_INTEGER, id: "2026/11#42:a.b_c-d" },
+  ];
+
+  test("round trip, one spelling per position, every cursor of the same length", () => {
+    for (const pos of positions) {
+      const text = c.orders.encode(A, pos);
+      expect(text).toMatch(/^o[A-Za-z0-9_-]{118}$/);
+      expect(c.orders.parse(A, text)).toEqual(pos);
+      expect(c.orders.encode(A, pos)).toBe(text);
+    }
+    expect(new Set(positions.map((p) => c.orders.encode(A, p))).size).toBe(positions.length);
+  });
+
+  test("another tenant, environment or key does not read it; nor does a changed character or the seq codec", () => {
+    const text = c.orders.encode(A, positions[1]!);
+    expect(c.orders.parse({ tenantId: "ten_B", environment: "live" }, text)).toBeNull();
+    expect(c.orders.parse({ tenantId: "ten_A", environment: "test" }, text)).toBeNull();
+    expect(cursorCodec(new Uint8Array(32)).orders.parse(A, text)).toBeNull();
+    for (let i = 1; i < text.length; i += 7) {
+      const changed = text.slice(0, i) + (text[i] === "A" ? "B" : "A") + text.slice(i + 1);
+      expect(c.orders.parse(A, changed)).toBeNull();
+    }
+    for (const bad of [text.slice(0, -1), text + "A", "", "o", c.encode("match", A, 1), "m" + text.slice(1)]) expect(c.orders.parse(A, bad)).toBeNull();
+    expect(c.parse("match", A, text)).toBeNull();
+    expect(() => c.orders.decode(A, "o" + text.slice(2) + "A", "/after")).toThrow(expect.objectContaining({ code: "invalid_cursor" }));
+  });
+
+  test("nothing of the position shows: the same id at another time, or another id, spells a different cursor throughout", () => {
+    const a = c.orders.encode(A, { createdAt: 1, id: "A-1" });
+    const b = c.orders.encode(A, { createdAt: 2, id: "A-1" });
+    expect(a.slice(1, 23)).not.toBe(b.slice(1, 23));
+    expect(a.slice(23)).not.toBe(b.slice(23));
+  });
+
+  test("an id the contract does not allow is refused when encoding", () => {
+    expect(() => c.orders.encode(A, { createdAt: 1, id: "x".repeat(65) })).toThrow();
+    expect(() => c.orders.encode(A, { createdAt: 1, id: "ñ" })).toThrow();
+  });
+});

@@ -7,7 +7,7 @@
 // environment or feed, or anything we did not produce, is `400 invalid_cursor`. Encryption is
 // deterministic: one spelling per position, so an acknowledged cursor comes back as it was sent.
 // An order's position (§19, newest first) is (created_at, order id), too long for one block: it is
-// sealed with a synthetic IV instead (orderPosition below), with the same properties.
+// sealed with a synthetic IV instead (orderPositions below), with the same properties.
 import type { Database } from "bun:sqlite";
 import { createCipheriv, createDecipheriv, createHmac, timingSafeEqual } from "node:crypto";
 import { DomainError } from "../errors";

@@ -56,7 +56,10 @@ Unmatched and ambiguous events wait: they are evaluated again when an order is s
 ${CANDIDATES_DOC}
 
 An \`event_id\` of another shop or environment is \`404 event_not_found\`, as one that does not exist.`,
-        parameters: [DeviceIdParam],
+        parameters: [
+          { name: "event_id", in: "path", required: true, description: "The payment's `event_id`, as in `GET /connector/v1/events`", schema: { type: "string" } },
+          DeviceIdParam,
+        ],
         success: { status: 200, description: "The payment and its candidates", schema: PaymentWithCandidatesSchema, example: EXAMPLE_PAYMENT_WITH_CANDIDATES },
         errors: [
           ["event_not_found", { event_id: EXAMPLE_EVENT_VIEW.event_id }],

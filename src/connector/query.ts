@@ -3,6 +3,7 @@
 // is passed on as it came: the cursor decoder (cursor.ts) answers `400 invalid_cursor`.
 import { T } from "../http/schemas";
 import type { OrderStatus } from "../matching/engine";
+import type { OrderListQuery } from "./orders.service";
 import { invalid, validator } from "../http/validation";
 import { MATCH_STATUSES, ORDER_STATUSES, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "./model";
 
@@ -90,13 +91,6 @@ export const OrderStatusParam = {
   style: "form",
   explode: true,
 };
-
-export interface OrderListQuery {
-  /** Empty: every status. */
-  statuses: OrderStatus[];
-  after?: string;
-  limit: number;
-}
 
 /** contract §19: `status` (repeatable), `after` and `limit` of the orders list. */
 export function orderListQuery(request: Request): OrderListQuery {

@@ -34,9 +34,15 @@ export interface OperationDoc {
   database?: boolean;
   /** Further responses written out in full (e.g. a non-problem 503). */
   responses?: Record<string, unknown>;
-  /** Query and header parameters (path parameters are derived from the route). */
+  /**
+   * Query and header parameters, and path parameters where they need a description (path parameters
+   * are derived from the route; one given here replaces the derived one of its name).
+   */
   parameters?: Record<string, unknown>[];
 }
+
+/** Where an operation keeps its own parameters until finishDocument merges them with the path's. */
+export const OWN_PARAMETERS = "x-own-parameters";
 
 const RETRY_AFTER = { "Retry-After": { description: "Whole seconds to wait", schema: { type: "integer" } } };
 
@@ -74,7 +80,9 @@ export function describe(doc: OperationDoc): { detail: Record<string, unknown> }
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
     ...(doc.operationId ? { operationId: doc.operationId } : {}),
-    ...(doc.parameters ? { parameters: doc.parameters } : {}),
+    // The plugin replaces `parameters` by the path's own on a route with path parameters; the copy
+    // under OWN_PARAMETERS is merged back when the document is finished (system/openapi-document.ts).
+    ...(doc.parameters ? { parameters: doc.parameters, [OWN_PARAMETERS]: doc.parameters } : {}),
     ...(doc.body
       ? {
           requestBody: {

@@ -230,9 +230,11 @@ export const orders = sqliteTable(
       .where(sql`status = 'pending'`),
     index("orders_pending_expiry_idx").on(t.expiresAt).where(sql`status = 'pending'`),
     // The list of orders for people (contract §19), newest first: one range per stored status, walked
-    // backwards from a cursor (created_at, id). A new order is created about now, so its entry lands
-    // at the end of the pending range; a match or an expiry moves it to the end of another range (an
-    // order is matched or expires soon after it was made), as events_status_idx moves events.
+    // backwards from a cursor (created_at, id), so a filter on a rare status reads only its own rows.
+    // A new order is created about now, so its entry lands at the end of the pending range; a match
+    // or an expiry moves it near the end of another range, as events_status_idx moves events. That
+    // move is the price: 1.5 → 2.6 pages written per order matched (group commits of 20, 100 000
+    // pending orders, paid within half an hour), 1.02 → 1.10 per order expired by the sweep.
     index("orders_list_idx").on(t.tenantId, t.environment, t.status, t.createdAt, t.id),
     // Expired orders a person may give a waiting payment to (§19 candidates): those that expired after
     // the payment, of its amount. Keyed by expires_at, not by the amount: the sweep records expiries

@@ -4,7 +4,10 @@
 // - every property says what it is (its own description, else FIELD_DESCRIPTIONS);
 // - every response says X-Request-Id; 429 and 503 say Retry-After and the RateLimit headers;
 // - every operation answers 404 not_found (an unknown path) and 405 method_not_allowed;
+// - an operation's own parameters (http/openapi.ts) are kept beside the path parameters the plugin
+//   derives on routes that have some (it drops the route's own there);
 // - `servers` is the box's public URL, or the origin the document was asked from.
+import { OWN_PARAMETERS } from "../http/openapi";
 import { problemExample } from "../http/schemas";
 import { FIELD_DESCRIPTIONS } from "./field-descriptions";
 
@@ -101,7 +104,18 @@ function walkInline(node: any, visit: (schema: Json) => void): void {
   for (const [k, v] of Object.entries(node)) if (k !== "example" && k !== "examples") walkInline(v, visit);
 }
 
+/** The path parameters the plugin derived, each replaced by the operation's own of the same name, then its other own ones. */
+function mergeParameters(op: Json): void {
+  const own: Json[] | undefined = op[OWN_PARAMETERS];
+  delete op[OWN_PARAMETERS];
+  if (!own) return;
+  const key = (p: Json) => `${p.in}:${p.name}`;
+  const ownKeys = new Set(own.map(key));
+  op.parameters = [...(op.parameters ?? []).filter((p: Json) => !ownKeys.has(key(p))), ...own];
+}
+
 function finishOperation(op: Json): void {
+  mergeParameters(op);
   const responses: Json = op.responses;
   // contract §2.5: an unknown path is 404 not_found; a known path with another method 405.
   const notFound = responses["404"] ?? { description: "", content: { "application/problem+json": { schema: { $ref: `${REF_PREFIX}Problem` }, examples: {} } } };

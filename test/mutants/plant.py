@@ -1,5 +1,5 @@
 # Plants single-line bugs one at a time and runs the matching, duplicate, signing, cursor, commit,
-# webhook and notification
+# webhook, notification and lists-for-people
 # tests against each (issue 10, part 3). Run from the project root: python3 test/mutants/plant.py [N …]
 # It restores every file it changes. Not part of `bun test`.
 import subprocess, sys, json, shutil, os
@@ -93,16 +93,43 @@ M = [
  ("src/cli/serve.ts", "unnamed.length > 0 && unnamed.length === ownAddresses.length", "unnamed.length > 1 && unnamed.length === ownAddresses.length", "no warning for one unnamed address", "PE"),
  ("src/cli/serve.ts", "  await announcement?.stop();\n", "", "no goodbye on shutdown", "PE"),
  ("src/cli/serve.ts", "  recordBoxAddress(ctx.dataDir, address);\n", "", "code create does not learn the address", "PE"),
+ # lists for people (contract §19): "LT" runs the lists' tests only
+ ("src/connector/orders.service.ts", "b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)", "a.createdAt - b.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)", "orders list oldest first", "LT"),
+ ("src/connector/orders.service.ts", "b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)", "b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)", "ties on created_at by id ascending", "LT"),
+ ("src/connector/orders.service.ts", "sql`(${orders.createdAt}, ${orders.id}) < (${p(\"createdAt\")}, ${p(\"id\")})`,", "sql`(${orders.createdAt}, ${orders.id}) <= (${p(\"createdAt\")}, ${p(\"id\")})`,", "a page starts with the previous page's last order", "LT"),
+ ("src/connector/orders.service.ts", "else if (statuses.has(\"pending\")) parts.push(stored(\"pending\", now));", "else if (statuses.has(\"pending\")) parts.push(stored(\"pending\"));", "pending orders past expires_at listed as pending", "LT"),
+ ("src/connector/orders.service.ts", "else if (statuses.has(\"pending\")) parts.push(stored(\"pending\", now));", "else if (statuses.has(\"pending\")) parts.push(stored(\"pending\", now + 1));", "pending at expires_at exactly left out", "LT"),
+ ("src/connector/orders.service.ts", "  else if (statuses.has(\"expired\")) parts.push(s.listPastExpiry.all({ ...at, now }));\n", "", "unswept expired orders missing from status=expired", "LT"),
+ ("src/connector/orders.service.ts", "          lt(orders.expiresAt, p(\"now\")),", "          lte(orders.expiresAt, p(\"now\")),", "an order at expires_at exactly listed as expired", "LT"),
+ ("src/connector/orders.service.ts", "if (statuses.has(\"pending\") && statuses.has(\"expired\")) parts.push(stored(\"pending\"));", "if (statuses.has(\"pending\") && statuses.has(\"expired\")) parts.push(stored(\"pending\", now));", "pending+expired without the unswept expired", "LT"),
+ ("src/connector/orders.service.ts", "const last = page.length > 0 ? page[page.length - 1]! : from;", "const last = page.length > 0 ? page[0]! : from;", "next_cursor at the page's first order", "LT"),
+ ("src/connector/orders.service.ts", "      has_more: rows.length > limit,", "      has_more: rows.length >= limit,", "has_more on a full last page", "LT"),
+ ("src/connector/orders.service.ts", "ordersWithStatus(tx, scope, statuses, from, limit + 1, now)", "ordersWithStatus(tx, scope, statuses, from, limit, now)", "has_more never true", "LT"),
+ ("src/connector/query.ts", "if (!(ORDER_STATUSES as readonly string[]).includes(s)) {", "if (false) {", "unknown status accepted", "LT"),
+ ("src/connector/cursor.ts", "    if (!timingSafeEqual(ivOf(scope, plain), iv)) return null;\n", "", "order cursors not authenticated", "LT"),
+ ("src/matching/store.ts", "notExpiredBefore: payment.occurredAt,\n    createdAtMost: payment.occurredAt + EARLY_PAYMENT_MS,", "notExpiredBefore: payment.occurredAt,\n    createdAtMost: payment.occurredAt + EARLY_PAYMENT_MS + 1,", "candidates: pending window starts 1 ms early", "LT"),
+ ("src/matching/store.ts", "notExpiredBefore: payment.occurredAt,\n    createdAtMost: payment.occurredAt + EARLY_PAYMENT_MS,", "notExpiredBefore: payment.occurredAt + 1,\n    createdAtMost: payment.occurredAt + EARLY_PAYMENT_MS,", "candidates: pending window ends 1 ms early", "LT"),
+ ("src/connector/views.service.ts", "gte(orders.expiresAt, p(\"occurredAt\")),", "gt(orders.expiresAt, p(\"occurredAt\")),", "candidates: expired window end exclusive", "LT"),
+ ("src/connector/views.service.ts", "createdAtMost: event.occurredAt + EARLY_PAYMENT_MS })", "createdAtMost: event.occurredAt + EARLY_PAYMENT_MS + 1 })", "candidates: expired window starts 1 ms early", "LT"),
+ ("src/connector/views.service.ts", "around.sort((a, b) => distance(a) - distance(b) ||", "around.sort((a, b) => distance(b) - distance(a) ||", "candidates of the amount farthest first", "LT"),
+ ("src/connector/views.service.ts", "const first = around.slice(0, SAME_AMOUNT_CANDIDATES_MAX).map((o) => o.id);", "const first = around.map((o) => o.id);", "no bound on the candidates of the amount", "LT"),
+ ("src/connector/views.service.ts", ".filter((o) => !taken.has(o.id)).slice(0, need)", ".filter((o) => !taken.has(o.id))", "no cap on the candidates", "LT"),
+ ("src/connector/views.service.ts", ".filter((o) => !taken.has(o.id)).slice(0, need)", ".slice(0, need)", "candidates of the amount listed twice", "LT"),
+ ("src/connector/views.service.ts", "candidates: WAITING.includes(event.matchStatus) ? candidatesFor(tx, scope, event, now) : []", "candidates: candidatesFor(tx, scope, event, now)", "candidates for a matched payment", "LT"),
+ ("src/connector/views.service.ts", "new Set([\"pending\", \"expired\"])", "new Set([\"pending\", \"expired\", \"cancelled\"])", "cancelled orders as candidates", "LT"),
+ ("src/connector/views.service.ts", "new Set([\"pending\", \"expired\"])", "new Set([\"pending\"])", "expired orders missing from the other candidates", "LT"),
+ ("src/connector/orders.service.ts", "          eq(sql`+${orders.tenantId}`, p(\"tenantId\")),", "          eq(orders.tenantId, p(\"tenantId\")),", "unswept expired orders found by walking every pending order", "LT"),
 ]
 TESTS = "test/matching-engine.test.ts test/matching-service.test.ts test/matching-properties.test.ts test/reevaluation.test.ts test/payments-duplicates.test.ts test/device-auth.test.ts test/signing.test.ts test/device-events.test.ts test/connector-feed.test.ts test/connector-views.test.ts test/unit-cursor.test.ts test/writer.test.ts test/concurrency.test.ts test/connector-isolation.test.ts test/connector-manual.test.ts test/events-by-hour.test.ts test/webhooks-schedule.test.ts test/webhooks-http.test.ts".split()
 PT = "test/pairing-unit.test.ts test/pairing-tls.test.ts test/device-client.test.ts test/device-codes.test.ts test/device-activation.test.ts test/cli-commands.test.ts".split()
 PE = "test/e2e-pairing.test.ts".split()
+LT = "test/connector-lists.test.ts test/unit-cursor.test.ts test/connector-manual.test.ts test/connector-views.test.ts test/connector-query-plans.test.ts".split()
 NT = "test/notifications-recogniser.test.ts test/notifications-http.test.ts test/device-events.test.ts test/connector-views.test.ts".split()
 only = set(int(x) for x in sys.argv[1:]) if len(sys.argv) > 1 else None
 res = []
 for i,m in enumerate(M):
     f,old,new,name = m[:4]
-    tests = {"NT": NT, "PT": PT, "PE": PE}[m[4]] if len(m) > 4 else TESTS
+    tests = {"NT": NT, "PT": PT, "PE": PE, "LT": LT}[m[4]] if len(m) > 4 else TESTS
     if only is not None and i not in only: continue
     src = open(f).read()
     if old not in src:
