@@ -55,6 +55,8 @@ describe("init", () => {
         pairing_uri: expect.stringMatching(/^cuadra:\/\/pair\?url=https%3A%2F%2F[^&]+%3A8443&code=[A-Z-]{14}&fp=[0-9a-f]{64}$/),
       },
       pairing_uri: r.json.activation_code.pairing_uri, // contract §17: init's --json adds pairing_uri
+      // contract §18: init prints a sign-in link for the console too
+      console_link: { url: expect.stringMatching(/^https:\/\/[^/]+:8443\/console\/login\?token=[A-Za-z0-9]{40}$/), expires_at: clock.now() + 900_000 },
     });
     expect(parsePairingUri(r.json.pairing_uri).code).toBe(r.json.activation_code.code);
     tenantId = r.json.tenant_id;
@@ -76,7 +78,10 @@ describe("init", () => {
     expect(text).toMatch(/live: sk_live_/);
     expect(text).toMatch(/test: sk_test_/);
     const code = /First phone:\nActivation code: ([A-Z]{4}-[A-Z]{4}-[A-Z]{4})/.exec(text)?.[1];
-    expect(parsePairingUri(decodeTerminalQr(text)!).code).toBe(code!); // the QR code, of the pairing URI
+    const [phone, browser] = text.split("The shop's console, in a browser:");
+    expect(parsePairingUri(decodeTerminalQr(phone!)!).code).toBe(code!); // the QR code, of the pairing URI
+    const link = /\n  (https:\/\/\S+\/console\/login\?token=\S+)\n/.exec(browser!)?.[1];
+    expect(decodeTerminalQr(browser!)).toBe(link!); // and the console's sign-in link, with its QR code
   });
 });
 

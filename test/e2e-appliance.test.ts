@@ -209,7 +209,16 @@ describe("first run, as in the README: `cuadra serve` in an empty directory", ()
       code: code!,
       fp: (await servedFingerprint(s.port)).replaceAll(":", "").toLowerCase(),
     });
-    expect(decodeTerminalQr(out)).toBe(uri!);
+    const [phone, browser] = out.split("The shop's console, in a browser:");
+    expect(decodeTerminalQr(phone!)).toBe(uri!);
+    // contract §18: and a sign-in link for the console, with its QR code, that opens a session once.
+    const link = /\n  (https:\/\/\S+\/console\/login\?token=\S+)\n/.exec(browser!)?.[1];
+    expect(decodeTerminalQr(browser!)).toBe(link!);
+    expect(link).toStartWith(`https://127.0.0.1:${s.port}/console/login?token=`);
+    const opened = await fetch(link!, { redirect: "manual", tls: { rejectUnauthorized: false } } as RequestInit);
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get("set-cookie")).toMatch(/^cuadra_session=[A-Za-z0-9]{40}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=2592000; Secure$/);
+    expect(out).toContain(`Console: https://127.0.0.1:${s.port}/console/`);
     expect(out).toContain(`Phones pair with: https://127.0.0.1:${s.port}, announced on the local network as "Cuadra My shop" (_cuadra._tcp)`);
     expect(out).toContain(`URL:  https://127.0.0.1:${s.port}`);
     expect(out).toContain(`Docs: https://127.0.0.1:${s.port}/docs`);

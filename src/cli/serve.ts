@@ -194,6 +194,7 @@ async function serveHeld(
     [
       `Cuadra ${VERSION} is running.`,
       `  URL:  ${urls.join("  ")}`,
+      `  Console: ${address.url}/console/  (sign in with the link of 'cuadra console link --tenant ID')`,
       `  Docs: ${urls[0]}/docs`,
       ...(tls ? [`  TLS certificate SHA-256 fingerprint: ${fingerprintForPeople(tls.fingerprint)}`] : []),
       ...(tls && !certFile ? [`  (self-signed; phones trust it by this fingerprint, given in their pairing QR code; browsers ask you to check it)`] : []),
