@@ -60,6 +60,7 @@ form.filters select { width: auto; min-width: 150px; }
 button, .button { font: inherit; font-weight: 600; padding: 10px 16px; border-radius: 6px; border: 1px solid var(--brand); background: var(--brand); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: #fff; color: var(--brand); }
 button.danger { background: var(--bad-line); border-color: var(--bad-line); }
+section > form { margin-top: 12px; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 8px; }
 .actions form { margin: 0; }
 .ask { font-size: 56px; font-weight: 800; letter-spacing: -1px; margin: 4px 0; }

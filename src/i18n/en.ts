@@ -26,7 +26,7 @@ export const en: Record<MessageKey, string> = {
   "license.todo": "Contact your Cuadra provider to reactivate it; once reactivated, the phones send again the payments they kept.",
   "offline.title": "Phones offline",
   "offline.explain": "These phones have not checked in for more than 3 minutes: their payments do not reach Cuadra. Check their battery, their internet and that the app is open.",
-  "offline.since": "last seen {when}",
+  "offline.since": "last check-in {when}",
   "offline.never": "never connected",
   "today.title": "Today",
   "today.received": "Payments received",

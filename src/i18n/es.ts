@@ -25,7 +25,7 @@ export const es = {
   "license.todo": "Comunícate con tu proveedor de Cuadra para reactivarla; al hacerlo, los teléfonos reenvían los pagos que guardaron.",
   "offline.title": "Teléfonos sin conexión",
   "offline.explain": "Estos teléfonos no avisan desde hace más de 3 minutos: sus pagos no llegan a Cuadra. Revisa que tengan batería, internet y la app abierta.",
-  "offline.since": "visto por última vez {when}",
+  "offline.since": "último aviso {when}",
   "offline.never": "nunca se conectó",
   "today.title": "Hoy",
   "today.received": "Pagos recibidos",

@@ -14,7 +14,7 @@ export const solesValue = (cents: number): string => (cents / 100).toFixed(2);
  * followed by exactly two digits at the end is a decimal comma; other commas group thousands.
  */
 export function parseSoles(text: string): number | null {
-  let s = text.trim().replace(/^S\/\s*/i, "").replace(/\s/g, "");
+  let s = text.trim().replace(/^S\/\s*/i, "");
   if (/^\d+,\d{1,2}$/.test(s)) s = s.replace(",", ".");
   else if (/^\d{1,3}(,\d{3})+(\.\d{1,2})?$/.test(s)) s = s.replace(/,/g, "");
   const m = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec(s);

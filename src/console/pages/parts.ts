@@ -57,7 +57,7 @@ export function offlineWarning(v: ConsoleView, phones: readonly DeviceView[]): H
   if (quiet.length === 0) return null;
   const { t } = v;
   return html`<div class="banner warn" role="alert" data-testid="offline-warning"><p><strong>${t("offline.title")}</strong></p>
-<ul>${quiet.map((p) => html`<li>${p.label} · ${p.last_seen_at === null ? t("offline.never") : t("offline.since", { when: ago(p.last_seen_at, v.now, t) })}</li>`)}</ul>
+<ul>${quiet.map((p) => html`<li>${p.label} · ${p.last_heartbeat_at === null ? t("offline.never") : t("offline.since", { when: ago(p.last_heartbeat_at, v.now, t) })}</li>`)}</ul>
 <p>${t("offline.explain")}</p></div>`;
 }
 
