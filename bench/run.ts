@@ -13,7 +13,8 @@
 // It also measures (bench/serve-costs.ts): the unsigned GET /device/v1/time against the same hello;
 // 100-order syncs timed while the events load runs on the loaded database; start to the first
 // /healthz and idle memory, of cuadra and of the hello; and, in process, the time the notification
-// recogniser takes per text (bench/recogniser.ts). The hello is compiled like dist/cuadra. On
+// recogniser takes per text (bench/recogniser.ts); and the console's first "Hoy" on the loaded
+// database, bytes and time (bench/console.ts). The hello is compiled like dist/cuadra. On
 // the orders database a second events run has one webhook endpoint taking match.created on a
 // loopback receiver: its rate against the first run, and when the last match's message arrived.
 //
@@ -35,6 +36,7 @@ import { LUA, planLoad, signLoad, type PendingOrder, type PlannedEvent } from ".
 import { backlogSyncs } from "./backlog";
 import { cachedSeed, copyDataDir, emptyLike, type SeedMeta } from "./seed";
 import { recogniserTimes } from "./recogniser";
+import { consoleLines, consoleLoad } from "./console";
 import { announceTimes } from "./pairing";
 import { compileHello, percentile, startAndIdle, syncWhile, webhookReceiver, type StartIdle, type SyncTimes } from "./serve-costs";
 
@@ -370,6 +372,9 @@ async function main() {
   log("the notification recogniser, in process");
   const rec = recogniserTimes();
 
+  log("the console's first \"Hoy\" on a copy of the loaded database (server, and Chromium when installed)");
+  const consoleFirstLoad = await consoleLoad(seed.dir, seed.meta.tenantId);
+
   const row = (name: string, w: WrkResult, extra = "") =>
     `| ${name.padEnd(40)} | ${fmt(w.perSecond).padStart(8)} | ${fmt(w.p50ms, 2).padStart(6)} | ${fmt(w.p99ms, 2).padStart(7)} | ${String(w.non2xx).padStart(7)} | ${extra}`;
   const statusText = (s: Record<string, number>) =>
@@ -465,6 +470,7 @@ async function main() {
     `responses counted by wrk exclude requests still in flight when it stopped (stored, but not counted)`,
     `notification recogniser (in process, ${rec.texts} texts: the fixture corpus and adversarial ones, 200 rounds): mean ${fmt(rec.meanUs, 1)} µs; ` +
       `slowest text ${fmt(rec.slowestMedianUs, 1)} µs median (goal ≤ 1 000 µs for any text): ${rec.slowest}; slowest single call ${fmt(rec.maxUs, 1)} µs`,
+    ...consoleLines(consoleFirstLoad),
     ...(backlog.length > 0
       ? [
           "",

@@ -11,6 +11,8 @@ import { commands } from "../src/cli/commands";
 import { runCli } from "../src/cli/framework";
 import { ManualClock } from "../src/clock";
 import { VERSION } from "../src/version";
+import { createSignInLink, openSession } from "../src/console/sessions";
+import { openStore } from "../src/store/db";
 
 const clock = new ManualClock();
 let dir: string;
@@ -219,6 +221,44 @@ describe("code and device", () => {
   test("device list is [] for a tenant without phones; revoking an unknown device is 1", async () => {
     expect((await cuadra("device", "list", "--tenant", tenantId, "--json")).json).toEqual([]);
     expect((await cuadra("device", "revoke", "dev_nope")).code).toBe(1);
+  });
+});
+
+describe("console (contract §18)", () => {
+  test("link: a one-time sign-in URL at the box's address, valid 900 s by default, at most 86400", async () => {
+    const r = await cuadra("console", "link", "--tenant", tenantId, "--json");
+    expect(r.code).toBe(0);
+    expect(r.json).toEqual({ url: expect.stringMatching(/^https:\/\/[^/]+:8443\/console\/login\?token=[A-Za-z0-9]{40}$/), expires_at: clock.now() + 900_000 });
+    expect((await cuadra("console", "link", "--tenant", tenantId, "--ttl", "86400", "--json")).json.expires_at).toBe(clock.now() + 86_400_000);
+    const tooLong = await cuadra("console", "link", "--tenant", tenantId, "--ttl", "86401");
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain("--ttl must be a whole number from 1 to 86400");
+    expect((await cuadra("console", "link", "--tenant", "ten_nope")).code).toBe(1);
+  });
+
+  test("link without --json: the URL and its QR code", async () => {
+    const r = await cuadra("console", "link", "--tenant", tenantId);
+    const url = /\n  (https:\/\/\S+)\n/.exec(r.stdout)?.[1];
+    expect(url).toContain("/console/login?token=");
+    expect(decodeTerminalQr(r.stdout)).toBe(url!);
+    expect(r.stdout).toContain("works once");
+  });
+
+  test("sessions and revoke: one, or every one of a shop", async () => {
+    const store = openStore(dir);
+    const open = () => openSession(store.db, createSignInLink(store.db, tenantId, 900, clock.now()).token, "Chrome", clock.now());
+    const [a, b] = [open(), open()];
+    store.close();
+    const listed = await cuadra("console", "sessions", "--tenant", tenantId, "--json");
+    expect(listed.json.map((x: any) => x.session_id).sort()).toEqual([a.session_id, b.session_id].sort());
+    expect(Object.keys(listed.json[0]).sort()).toEqual(["created_at", "environment", "expires_at", "session_id", "user_agent"]);
+    expect((await cuadra("console", "revoke", a.session_id, "--json")).json).toEqual({ session_id: a.session_id, revoked_at: clock.now() });
+    expect((await cuadra("console", "sessions", "--tenant", tenantId, "--json")).json.map((x: any) => x.session_id)).toEqual([b.session_id]);
+    expect((await cuadra("console", "revoke", "--all", "--tenant", tenantId, "--json")).json).toEqual({ tenant_id: tenantId, revoked: 1 });
+    expect((await cuadra("console", "sessions", "--tenant", tenantId, "--json")).json).toEqual([]);
+    expect((await cuadra("console", "revoke", "ses_nope")).code).toBe(1);
+    expect((await cuadra("console", "revoke")).code).toBe(2);
+    expect((await cuadra("console", "revoke", a.session_id, "--all", "--tenant", tenantId)).code).toBe(2);
   });
 });
 

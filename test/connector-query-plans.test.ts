@@ -75,3 +75,19 @@ test.each([
 ] as const)("%s", (_name, sql, expected) => {
   expect(plan({ sql, params: sql.match(/\?/g)! })).toMatch(expected);
 });
+
+// contract §18: the console's own reads ("Hoy" from the hour index alone; "Pagos" newest first,
+// one status range at a time, by wallet from events_source_idx), never a scan or a sort.
+import { CONSOLE_SQL, consoleStatements } from "../src/console/queries";
+const cs = consoleStatements(t.store.db);
+test.each([
+  ["console: the newest payments of a status", cs.newestOfStatus, /^SEARCH events USING INDEX events_status_idx \(tenant_id=\? AND environment=\? AND match_status=\? AND seq<\?\)$/],
+  ["console: the newest payments of a wallet and status", cs.newestOfWalletStatus, /^SEARCH events USING INDEX events_source_idx \(tenant_id=\? AND environment=\? AND source=\? AND match_status=\? AND seq<\?\)$/],
+] as const)("%s", (_n, stmt, expected) => {
+  expect(plan(stmt.getQuery())).toMatch(expected);
+});
+test("console: today's payments by wallet, from the covering hour index", () => {
+  const text = plan({ sql: CONSOLE_SQL.todayByWallet, params: [1, 2, 3, 4, 5, 6] });
+  expect(text).toMatch(/^SEARCH events USING COVERING INDEX events_hour_amount_idx \(tenant_id=\? AND environment=\? AND <expr>>\? AND <expr><\?\)/);
+  expect(text).not.toMatch(/\bSCAN\b/);
+});
