@@ -13,6 +13,8 @@ import { activatePhone, paymentEvent } from "./support/device";
 const t = await makeTestApp();
 afterAll(() => t.close());
 
+/** The list region of a page (its filters name every status too). */
+const listOf = (page: string): string => page.slice(page.indexOf("data-live>"), page.indexOf("</main>"));
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
@@ -233,6 +235,53 @@ describe("the pages' work is the connector's", () => {
     expect(again.status).toBe(409); // the payment is matched now: the page says so instead of a form
     expect(again.text).toContain("ya está emparejado");
     expect((await b.post(`/console/pagos/${event.event_id}`, {}, { from: assign })).text).toContain("Elige un pedido");
+  });
+
+  test('"Hoy" counts a payment once however many phones report it; "Pagos" lists newest first, by status and wallet', async () => {
+    const tenant = t.tenant();
+    const one = await activatePhone(t, { tenantId: tenant.tenant_id, label: "Caja 1" });
+    const two = await activatePhone(t, { tenantId: tenant.tenant_id, label: "Caja 2" });
+    const first = paymentEvent(t, { amount: 1500, source: "yape", payer_name: "Ana Paz", reference: "R-1" });
+    expect((await one.client.sendEvent(first)).status).toBe(201);
+    expect((await two.client.sendEvent({ ...first, event_id: "other-phone-1" })).body).toMatchObject({ match: { status: "duplicate" } });
+    t.clock.advance(60_000);
+    expect((await one.client.sendEvent(paymentEvent(t, { amount: 2200, source: "plin", payer_name: "Luis Rojas" }))).status).toBe(201);
+    const b = await signIn(t, tenant.tenant_id);
+    const today = (await b.get("/console/")).text;
+    expect(/data-testid="received-count">(\d+)</.exec(today)![1]).toBe("2");
+    expect(today).toContain("S/ 37.00");
+    expect(/data-testid="waiting-count">(\d+)</.exec(today)![1]).toBe("2");
+    const all = (await b.get("/console/pagos")).text;
+    expect(all.indexOf("Luis Rojas")).toBeGreaterThan(0);
+    expect(all.indexOf("Luis Rojas")).toBeLessThan(all.indexOf("Ana Paz")); // newest first
+    expect(all).toContain("Duplicado");
+    const plin = (await b.get("/console/pagos?billetera=plin")).text;
+    expect(plin).toContain("Luis Rojas");
+    expect(plin).not.toContain("Ana Paz");
+    const dups = listOf((await b.get("/console/pagos?estado=duplicados&billetera=yape")).text);
+    expect(dups).toContain("Duplicado");
+    expect(dups).not.toContain("Sin pedido");
+  });
+
+  test('"Pagos" pages by an opaque cursor of its own shop; a foreign one starts from the newest', async () => {
+    const tenant = t.tenant();
+    const phone = await activatePhone(t, { tenantId: tenant.tenant_id });
+    for (let i = 0; i < 52; i++) {
+      t.clock.advance(1000);
+      expect((await phone.client.sendEvent(paymentEvent(t, { amount: 100 + i, payer_name: `Cliente ${i}` }))).status).toBe(201);
+    }
+    const b = await signIn(t, tenant.tenant_id);
+    const first = (await b.get("/console/pagos")).text;
+    expect(first).toContain("Cliente 51");
+    expect(first).not.toContain("Cliente 1<");
+    const more = /href="\/console\/pagos\?(antes=[^"]+)"/.exec(first)![1]!.replace(/&amp;/g, "&");
+    const second = (await b.get(`/console/pagos?${more}`)).text;
+    expect(second).toContain("Cliente 1<");
+    expect(second).toContain("Cliente 0<");
+    expect(second).not.toContain("Cliente 2<");
+    expect(second).not.toContain("data-refresh"); // an older page stays still
+    const other = await signIn(t);
+    expect((await other.get(`/console/pagos?${more}`)).text).not.toContain("Cliente");
   });
 
   test("a suspended or expired license shows on every page, saying what it means and what to do", async () => {

@@ -119,17 +119,43 @@ M = [
  ("src/connector/views.service.ts", "new Set([\"pending\", \"expired\"])", "new Set([\"pending\", \"expired\", \"cancelled\"])", "cancelled orders as candidates", "LT"),
  ("src/connector/views.service.ts", "new Set([\"pending\", \"expired\"])", "new Set([\"pending\"])", "expired orders missing from the other candidates", "LT"),
  ("src/connector/orders.service.ts", "          eq(sql`+${orders.tenantId}`, p(\"tenantId\")),", "          eq(orders.tenantId, p(\"tenantId\")),", "unswept expired orders found by walking every pending order", "LT"),
+ # the merchant's console (contract §18): "CT" runs the console's tests
+ ("src/console/sessions.ts", "if (!link || link.usedAt !== null || link.expiresAt <= now) {", "if (!link || link.expiresAt <= now) {", "a sign-in link works twice", "CT"),
+ ("src/console/sessions.ts", "if (!link || link.usedAt !== null || link.expiresAt <= now) {", "if (!link || link.usedAt !== null) {", "an expired link still signs in", "CT"),
+ ("src/console/sessions.ts", "return row && row.revokedAt === null && row.expiresAt > now ? row : null;", "return row && row.expiresAt > now ? row : null;", "a revoked session still works", "CT"),
+ ("src/console/sessions.ts", "return row && row.revokedAt === null && row.expiresAt > now ? row : null;", "return row && row.revokedAt === null ? row : null;", "a session never expires", "CT"),
+ ("src/console/context.ts", "if (origin !== null && !sameOrigin(deps, request, origin)) {", "if (origin === \"null\") {", "another origin accepted", "CT"),
+ ("src/console/context.ts", "if (!constantTimeEqual(form.get(\"_csrf\") ?? \"\", view.csrf)) {", "if (false) {", "the form token not checked", "CT"),
+ ("src/console/context.ts", "HttpOnly; SameSite=Strict; Max-Age", "SameSite=Strict; Max-Age", "session cookie readable by scripts", "CT"),
+ ("src/console/context.ts", "scope: { tenantId: session.tenantId, environment: session.environment },", "scope: { tenantId: session.tenantId, environment: \"live\" },", "the test switch ignored", "CT"),
+ ("src/console/pages/charge.ts", "          unique_amount: true,", "          unique_amount: false,", "charges of one price not told apart", "CT"),
+ ("src/console/pages/charge.ts", "export const CHARGE_TTL_MS = 15 * 60 * 1000;", "export const CHARGE_TTL_MS = 30 * 60 * 1000;", "a charge open 30 minutes", "CT"),
+ ("src/i18n/format.ts", "  if (/^\\d+,\\d{1,2}$/.test(s)) s = s.replace(\",\", \".\");\n", "", "a decimal comma not read", "CT"),
+ ("src/i18n/index.ts", "return ranked[0]?.base === \"en\" ? \"en\" : \"es\";", "return ranked.some((x) => x.base === \"en\") ? \"en\" : \"es\";", "English whenever the browser lists it", "CT"),
+ ("src/console/html.ts", "  return escapeHtml(String(value));", "  return String(value);", "values not escaped", "CT"),
+ ("src/tenants/service.ts", "if (!row || (tenantId !== undefined && row.tenantId !== tenantId)) throw new NotFoundError(`no key ${keyId}", "if (!row) throw new NotFoundError(`no key ${keyId}", "another shop's key revoked", "CT"),
+ ("src/device/service.ts", "if (!row || (scope && (row.tenantId !== scope.tenantId || row.environment !== scope.environment))) {", "if (!row) {", "another shop's phone revoked", "CT"),
+ ("src/console/layout.ts", "    lic.status === \"suspended\"", "    lic.reason === \"suspended\"", "an expired license not shown", "CT"),
+ ("src/console/pages/parts.ts", "const quiet = phones.filter((p) => p.status === \"active\" && !p.online);", "const quiet = phones.filter((p) => p.status === \"revoked\" && !p.online);", "quiet phones not warned of", "CE"),
+ ("src/console/queries.ts", "      AND match_status <> 'duplicate'", "", "duplicates counted in Hoy", "CT"),
+ ("src/console/queries.ts", "  rows.sort((a, b) => b.seq - a.seq);", "  rows.sort((a, b) => a.seq - b.seq);", "payments oldest first", "CT"),
+ ("src/console/queries.ts", "const before = q.before ? (cursors.parse(\"event\", scope, q.before) ?? Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;", "const before = q.before ? Number(q.before.length) : Number.MAX_SAFE_INTEGER;", "the payments cursor not read", "CT"),
+ ("src/console/pages/charge.ts", "return back && /^\\/console\\/[A-Za-z0-9._~%/#?=&-]*$/.test(back) && !back.startsWith(\"//\") ? back : \"/console/\";", "return back ?? \"/console/\";", "a form sends the browser anywhere", "CT"),
+ ("src/console/index.ts", "              return redirect(\"/console/\", { \"set-cookie\": sessionCookie(session.token, isHttps(deps, request)) });", "              return redirect(\"/console/\", { \"set-cookie\": sessionCookie(session.token, false) });", "no Secure cookie over HTTPS", "CT"),
+ ("src/console/assets.ts", "          if (!next || next.innerHTML === el.innerHTML || el.contains(document.activeElement)) return;", "          return;", "lists never update by themselves", "CE"),
 ]
 TESTS = "test/matching-engine.test.ts test/matching-service.test.ts test/matching-properties.test.ts test/reevaluation.test.ts test/payments-duplicates.test.ts test/device-auth.test.ts test/signing.test.ts test/device-events.test.ts test/connector-feed.test.ts test/connector-views.test.ts test/unit-cursor.test.ts test/writer.test.ts test/concurrency.test.ts test/connector-isolation.test.ts test/connector-manual.test.ts test/events-by-hour.test.ts test/webhooks-schedule.test.ts test/webhooks-http.test.ts".split()
 PT = "test/pairing-unit.test.ts test/pairing-tls.test.ts test/device-client.test.ts test/device-codes.test.ts test/device-activation.test.ts test/cli-commands.test.ts".split()
 PE = "test/e2e-pairing.test.ts".split()
 LT = "test/connector-lists.test.ts test/unit-cursor.test.ts test/connector-manual.test.ts test/connector-views.test.ts test/connector-query-plans.test.ts".split()
+CT = "test/console-unit.test.ts test/console-http.test.ts test/cli-commands.test.ts".split()
+CE = "test/e2e-console-browser.test.ts".split()
 NT = "test/notifications-recogniser.test.ts test/notifications-http.test.ts test/device-events.test.ts test/connector-views.test.ts".split()
 only = set(int(x) for x in sys.argv[1:]) if len(sys.argv) > 1 else None
 res = []
 for i,m in enumerate(M):
     f,old,new,name = m[:4]
-    tests = {"NT": NT, "PT": PT, "PE": PE, "LT": LT}[m[4]] if len(m) > 4 else TESTS
+    tests = {"NT": NT, "PT": PT, "PE": PE, "LT": LT, "CT": CT, "CE": CE}[m[4]] if len(m) > 4 else TESTS
     if only is not None and i not in only: continue
     src = open(f).read()
     if old not in src:
