@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { openSession, revokeAllSessions, revokeSession, SESSION_MS } from "../src/console/sessions";
-import { setLicense } from "../src/tenants/service";
+import { listKeys, setLicense } from "../src/tenants/service";
 import { consoleLinks, consoleSessions } from "../src/store/schema";
 import { csrfOf, linkToken, signIn } from "./support/console";
 import { makeTestApp } from "./support/harness";
@@ -149,6 +149,19 @@ describe("one shop, one environment", () => {
     const keyId = /\/console\/ajustes\/claves\/(key_[A-Za-z0-9]+)\/revocar/.exec(keys.text)![1]!;
     expect((await a.post(`/console/ajustes/claves/${keyId}/revocar`, {}, { from: "/console/ajustes" })).status).toBe(404);
     expect((await b.get("/console/ajustes")).text).toContain(`/console/ajustes/claves/${keyId}/revocar`); // still active
+  });
+
+  test("the writes themselves refuse another shop's key or phone, and another environment's phone", async () => {
+    const a = t.tenant();
+    const b = t.tenant();
+    const [bKey] = listKeys(t.store.db, b.tenant_id);
+    const refusal = (p: Promise<unknown>) => p.then(() => "done", (e: Error) => e.message);
+    expect(await refusal(t.writer.run("revokeKey", { tenantId: a.tenant_id, keyId: bKey!.key_id, now: t.clock.now() }))).toContain("no key");
+    const phone = await activatePhone(t, { tenantId: b.tenant_id });
+    const now = t.clock.now();
+    expect(await refusal(t.writer.run("revokeDevice", { scope: { tenantId: a.tenant_id, environment: "live" }, deviceId: phone.deviceId, now }))).toContain("no device");
+    expect(await refusal(t.writer.run("revokeDevice", { scope: { tenantId: b.tenant_id, environment: "test" }, deviceId: phone.deviceId, now }))).toContain("no device");
+    expect(await t.writer.run("revokeDevice", { scope: { tenantId: b.tenant_id, environment: "live" }, deviceId: phone.deviceId, now })).toEqual({ device_id: phone.deviceId, status: "revoked" });
   });
 
   test("live and test data are apart; the switch is the session's, with the banner and 'Simular pago' in test mode only", async () => {
