@@ -37,7 +37,6 @@ export const consoleStatements = perConnection((client: Database) => {
     newestOfWalletStatus: newest(and(eq(events.source, p("source")), ...scoped)),
   };
 });
-const statements = consoleStatements;
 
 export interface WalletDay {
   source: string;
@@ -54,7 +53,7 @@ export interface DaySummary {
 
 /** contract §18 "Hoy": payments that happened from `from` to `to`, by wallet and outcome. */
 export function daySummary(store: Store, scope: Scope, from: number, to: number): DaySummary {
-  const rows = statements(store.db).todayByWallet.all(scope.tenantId, scope.environment, hourOf(from), hourOf(to), from, to);
+  const rows = consoleStatements(store.db).todayByWallet.all(scope.tenantId, scope.environment, hourOf(from), hourOf(to), from, to);
   const wallets = new Map<string, WalletDay>();
   const summary: DaySummary = { received: { count: 0, total: 0 }, matched: 0, waiting: 0, wallets: [] };
   for (const r of rows) {
@@ -84,7 +83,7 @@ export interface PaymentsQuery {
  * range per status, merged, as the connector's events view does in the other direction.
  */
 export function newestPayments(store: Store, scope: Scope, q: PaymentsQuery) {
-  const s = statements(store.db);
+  const s = consoleStatements(store.db);
   const cursors = cursorsOf(store);
   const before = q.before ? (cursors.parse("event", scope, q.before) ?? Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
   const rows = store.db.transaction(() =>
