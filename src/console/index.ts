@@ -36,8 +36,8 @@ const NO_BODY = { ...HIDDEN, parse: "none" } as const;
 type Params = Record<string, string>;
 /** A page: its data, or null for "not here" (404). */
 type Render = (v: ConsoleView, request: Request, params: Params) => Page | null | Promise<Page | null>;
-/** A change: the page to show, a console path to go to, or null for "not here". */
-type Act = (v: ConsoleView, form: URLSearchParams, params: Params, request: Request) => Promise<Page | string | null>;
+/** A change: the page to show, a console path to go to, an answer of its own (cookies), or null for "not here". */
+type Act = (v: ConsoleView, form: URLSearchParams, params: Params, request: Request) => Promise<Page | string | Response | null>;
 
 export const consoleRoutes = (deps: AppDeps) => {
   /** Console failures as pages; anything unexpected goes on to the app's 500 (and its log line). */
@@ -68,6 +68,7 @@ export const consoleRoutes = (deps: AppDeps) => {
       const { view, form } = await readChange(deps, request);
       const result = await act(view, form, params, request);
       if (result === null) return htmlResponse(notFoundPage(view), 404);
+      if (result instanceof Response) return result;
       return typeof result === "string" ? redirect(result) : htmlResponse(layout(view, result), result.status ?? 200);
     });
 
@@ -137,22 +138,18 @@ export const consoleRoutes = (deps: AppDeps) => {
       )
       .post(
         "/console/idioma",
-        ({ request }) =>
-          answer(request, async () => {
-            const { form } = await readChange(deps, request);
-            const lang = form.get("lang") === "en" ? "en" : "es";
-            return redirect(safeBack(form.get("back")), { "set-cookie": `${LANG_COOKIE}=${lang}; Path=/; Max-Age=31536000; SameSite=Strict` });
-          }),
+        change(async (_v, form) => {
+          const lang = form.get("lang") === "en" ? "en" : "es";
+          return redirect(safeBack(form.get("back")), { "set-cookie": `${LANG_COOKIE}=${lang}; Path=/; Max-Age=31536000; SameSite=Strict` });
+        }),
         NO_BODY,
       )
       .post(
         "/console/salir",
-        ({ request }) =>
-          answer(request, async () => {
-            const { view } = await readChange(deps, request);
-            await deps.writer.run("revokeConsoleSession", { tenantId: view.scope.tenantId, sessionId: view.session.id, now: view.now });
-            return redirect(SIGN_IN_PATH, { "set-cookie": clearedSessionCookie(isHttps(deps, request)) });
-          }),
+        change(async (v, _f, _p, request) => {
+          await deps.writer.run("revokeConsoleSession", { tenantId: v.scope.tenantId, sessionId: v.session.id, now: v.now });
+          return redirect(SIGN_IN_PATH, { "set-cookie": clearedSessionCookie(isHttps(deps, request)) });
+        }),
         NO_BODY,
       )
       .get("/console/*", ({ request }) => htmlResponse(notFoundPage(visitorOf(deps, request)), 404), HIDDEN)
