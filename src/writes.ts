@@ -36,7 +36,7 @@ import type { WebhookScope } from "./webhooks/outbox";
 import { createSignInLink, openSession, revokeSession, setSessionEnvironment } from "./console/sessions";
 import { createActivationCode } from "./device/codes";
 import { revokeDevice } from "./device/service";
-import { createKey, revokeKey } from "./tenants/service";
+import { createKey, renameTenant, revokeKey } from "./tenants/service";
 import type { Environment } from "./store/schema";
 
 /** The one clock stays on the caller's thread: a service that asks a clock is given the caller's now. */
@@ -86,6 +86,8 @@ export const writes = {
   revokeConsoleSession: (tx: Db, a: { tenantId: string; sessionId: string; now: number }) => revokeSession(tx, a.sessionId, a.now, a.tenantId),
   setConsoleEnvironment: (tx: Db, a: { sessionId: string; environment: Environment }) => setSessionEnvironment(tx, a.sessionId, a.environment),
   /** contract §18 "Ajustes" and "Teléfonos": what the CLI does with `key create|revoke`, `code create`, `device revoke`, confined to the console's shop. */
+  /** `cuadra tenant rename` (issue 15). */
+  renameTenant: (tx: Db, a: { tenantId: string; name: string; now: number }) => renameTenant(tx, at(a.now), a.tenantId, a.name),
   createKey: (tx: Db, a: { tenantId: string; environment: Environment; now: number }) => createKey(tx, at(a.now), a.tenantId, a.environment),
   revokeKey: (tx: Db, a: { tenantId: string; keyId: string; now: number }) => revokeKey(tx, at(a.now), a.keyId, a.tenantId),
   createActivationCode: (tx: Db, a: { scope: Scope; ttlSeconds: number; now: number }) =>

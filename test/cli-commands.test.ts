@@ -232,7 +232,7 @@ describe("console (contract §18)", () => {
     expect((await cuadra("console", "link", "--tenant", tenantId, "--ttl", "86400", "--json")).json.expires_at).toBe(clock.now() + 86_400_000);
     const tooLong = await cuadra("console", "link", "--tenant", tenantId, "--ttl", "86401");
     expect(tooLong.code).toBe(2);
-    expect(tooLong.stderr).toContain("--ttl must be a whole number from 1 to 86400");
+    expect(tooLong.stderr).toContain("--ttl must be a time from 1s to 1d");
     expect((await cuadra("console", "link", "--tenant", "ten_nope")).code).toBe(1);
   });
 

@@ -17,37 +17,38 @@ let opened: Store | undefined;
 const commands: Command[] = [
   {
     path: ["thing", "make"],
-    summary: "Make a thing",
+    summary: "cli.cmd.version",
     options: {
-      name: { type: "string", value: "NAME", required: true, description: "Its name" },
-      count: { type: "string", value: "N", description: "How many" },
-      loud: { type: "boolean", description: "Shout" },
+      name: { type: "string", value: "NAME", required: true, description: "cli.opt.title" },
+      count: { type: "string", value: "N", description: "cli.opt.title" },
+      loud: { type: "boolean", description: "cli.opt.title" },
     },
     run: (_ctx, o) => ({ name: o.name, count: readInt(o, "count", 1, 10) ?? 1, loud: o.loud === true }),
   },
-  { path: ["thing"], summary: "The short form", run: () => ({ short: true }) },
-  { path: ["thing", "drop"], summary: "Drop a thing", args: ["THING_ID"], run: (_c, _o, [id]) => ({ dropped: id }) },
-  { path: ["where"], summary: "Show the data dir", run: (ctx) => ({ data_dir: ctx.dataDir }) },
+  { path: ["thing"], summary: "cli.cmd.version", run: () => ({ short: true }) },
+  { path: ["thing", "drop"], summary: "cli.cmd.version", args: ["THING_ID"], run: (_c, _o, [id]) => ({ dropped: id }) },
+  { path: ["where"], summary: "cli.cmd.version", run: (ctx) => ({ data_dir: ctx.dataDir }) },
   {
     path: ["open"],
-    summary: "Open the store",
+    summary: "cli.cmd.version",
+    createsDataDir: true,
     run: (ctx) => {
       opened = ctx.store();
       return { tables: opened.sqlite.query("SELECT count(*) AS n FROM sqlite_master").get() };
     },
   },
-  { path: ["list"], summary: "A list", run: () => [] },
-  { path: ["rows"], summary: "Rows", run: () => [{ a: 1, b: { c: 2 } }, { a: 3, b: null }] },
-  { path: ["misuse"], summary: "Fails with a usage error", run: () => Promise.reject(new UsageError("--x must be y")) },
+  { path: ["list"], summary: "cli.cmd.version", run: () => [] },
+  { path: ["rows"], summary: "cli.cmd.version", run: () => [{ a: 1, b: { c: 2 } }, { a: 3, b: null }] },
+  { path: ["misuse"], summary: "cli.cmd.version", run: () => Promise.reject(new UsageError("cli.usage.required", { option: "--x" })) },
   {
     path: ["broken"],
-    summary: "Fails",
+    summary: "cli.cmd.version",
     run: () => {
       throw new Error("disk full\n  at somewhere\n  at elsewhere");
     },
   },
-  { path: ["pretty"], summary: "Custom human output", run: () => ({ n: 3 }), human: async (r) => `there are ${r.n}` },
-  { path: ["quiet"], summary: "Prints nothing", run: () => undefined },
+  { path: ["pretty"], summary: "cli.cmd.version", run: () => ({ n: 3 }), human: async (r) => `there are ${r.n}` },
+  { path: ["quiet"], summary: "cli.cmd.version", run: () => undefined },
 ];
 
 async function run(argv: string[], env: Record<string, string | undefined> = {}) {
@@ -84,7 +85,7 @@ describe("exit codes", () => {
     expect(out.join("")).not.toContain("where");
     const err: string[] = [];
     expect(await runCli(groupOnly, ["thing"], { env: {}, clock: new ManualClock(), out: () => {}, err: (t) => err.push(t) })).toBe(2);
-    expect(err).toEqual([expect.stringContaining("try: thing make, thing drop")]);
+    expect(err).toEqual([expect.stringContaining("this group has: thing make, thing drop")]);
   });
 
   test("an unknown command is a usage error on one stderr line, with a hint", async () => {

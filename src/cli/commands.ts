@@ -1,159 +1,237 @@
-// The commands of contract §1, except `serve` (serve.ts). Each is a thin layer over a service.
+// The commands of contract §1, except `serve` (serve.ts). Each is a thin layer over a service; the
+// `--json` documents are the contract's, the human output is for the person at the shop.
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { inArray } from "drizzle-orm";
 import { CODE_TTL_DEFAULT_S, CODE_TTL_MAX_S, createActivationCode } from "../device/codes";
+import { isOnline } from "../device/model";
 import { listDevices, revokeDevice } from "../device/service";
-import {
-  addNews,
-  createKey,
-  createTenant,
-  getLicense,
-  listKeys,
-  listTenants,
-  revokeKey,
-  setLicense,
-  type NewsLevel,
-} from "../tenants/service";
+import { ago, localTime, parseInstant } from "../i18n/format";
+import type { Db } from "../store/db";
+import { devices } from "../store/schema";
+import { addNews, createKey, createTenant, getLicense, listKeys, listTenants, revokeKey, setLicense, type License, type NewsLevel } from "../tenants/service";
 import { VERSION } from "../version";
-import { readEnvironment, readInt, requireString, UsageError, type Command } from "./framework";
+import { writes } from "../writes";
+import { dataDirPath, readChoice, readDuration, readEnvironment, readInt, requireString, UsageError, type Command, type CommandContext } from "./framework";
 import { initHuman, initialise, pairingHuman, qrPngOption, withPairing } from "./init";
 import { serveCommand } from "./serve";
 import { notificationCommands } from "./notification-commands";
 import { webhookCommands } from "./webhook-commands";
 import { consoleCommands } from "./console-commands";
+import { shopOf, tenantOption } from "./shops";
 
-const tenantOpt = { tenant: { type: "string", value: "ID", required: true, description: "Tenant id (ten_…)" } } as const;
-const envOpt = { env: { type: "string", value: "live|test", required: true, description: "Environment" } } as const;
+const envOption = { env: { type: "string", value: "live|test", required: true, description: "cli.opt.env" } } as const;
+
+const when = (ms: number, ctx: CommandContext) => localTime(ms, ctx.lang, ctx.t);
+
+/** The license in words, and what it means for the phones when they are refused. */
+function licenseHuman(l: License, ctx: CommandContext): string {
+  const { t } = ctx;
+  const facts = { plan: l.plan, used: l.devices_in_use, max: l.max_devices };
+  if (l.reason === null) {
+    return t("cli.license.active", { ...facts, until: l.expires_at === null ? "" : t("cli.license.until", { when: when(l.expires_at, ctx) }) });
+  }
+  const head = l.reason === "expired" ? t("cli.license.expired", { ...facts, when: when(l.expires_at!, ctx) }) : t("cli.license.suspended", facts);
+  return `${head}\n${t("cli.license.refused")}`;
+}
+
+interface PhoneHealth {
+  battery_level?: number | null;
+  charging?: boolean | null;
+}
+
+/** The phones with what the list's JSON (contract §1) leaves out: online, battery, last seen in words. */
+function devicesHuman(rows: ReturnType<typeof listDevices>, ctx: CommandContext): string {
+  const { t } = ctx;
+  if (rows.length === 0) return t("cli.devices.empty");
+  const now = ctx.clock.now();
+  const extra = new Map(
+    ctx
+      .store()
+      .db.select({ id: devices.id, lastHeartbeatAt: devices.lastHeartbeatAt, health: devices.health })
+      .from(devices)
+      .where(inArray(devices.id, rows.map((r) => r.device_id)))
+      .all()
+      .map((d) => [d.id, d]),
+  );
+  return rows
+    .map((r) => {
+      const d = extra.get(r.device_id);
+      const health = (d?.health ? JSON.parse(d.health) : {}) as PhoneHealth;
+      const state =
+        r.status === "revoked" ? t("cli.devices.revoked") : isOnline(d?.lastHeartbeatAt ?? null, now) ? t("cli.devices.online") : t("cli.devices.offline");
+      const battery =
+        typeof health.battery_level === "number"
+          ? t(health.charging ? "cli.devices.charging" : "cli.devices.battery", { level: Math.round(health.battery_level) })
+          : t("cli.devices.no_battery");
+      const seen = r.last_seen_at === null ? t("cli.devices.never") : t("cli.devices.seen", { ago: ago(r.last_seen_at, now, t), when: when(r.last_seen_at, ctx) });
+      return `${r.label}  (${r.device_id}, ${r.platform}, ${r.environment})\n  ${state} · ${battery} · ${seen}`;
+    })
+    .join("\n");
+}
+
+/** Writes a CLI command makes itself go through the named writes of the server (src/writes.ts). */
+const write = <A, R>(ctx: CommandContext, fn: (tx: Db, a: A) => R, a: A): R => {
+  const { db } = ctx.store();
+  return db.transaction((tx) => fn(tx as unknown as Db, a), { behavior: "immediate" });
+};
 
 export const commands: Command[] = [
   serveCommand,
   {
     path: ["init"],
-    summary: "First run: create the data dir, a shop (tenant) and an activation code for its first phone",
-    options: { name: { type: "string", value: "NAME", required: true, description: "Name of the shop" }, ...qrPngOption },
+    summary: "cli.cmd.init",
+    options: { name: { type: "string", value: "NAME", required: true, description: "cli.opt.shop_name" }, ...qrPngOption },
+    createsDataDir: true,
     run: (ctx, o) => initialise(ctx, requireString(o, "name"), o["qr-png"] as string | undefined),
     human: initHuman,
   },
   {
     path: ["tenant", "create"],
-    summary: "Create a tenant (a shop) with one live and one test key",
-    options: { name: { type: "string", value: "NAME", required: true, description: "Name of the shop" } },
+    summary: "cli.cmd.tenant_create",
+    options: { name: { type: "string", value: "NAME", required: true, description: "cli.opt.shop_name" } },
+    createsDataDir: true, // contract §1: the data dir is "created on first use"
     run: (ctx, o) => createTenant(ctx.store().db, ctx.clock, requireString(o, "name")),
-    human: (r) =>
-      `tenant_id: ${r.tenant_id}\nname: ${r.name}\nlive key: ${r.keys.live}\ntest key: ${r.keys.test}\n(the keys are shown this once only)`,
+    human: (r, { t }) =>
+      [t("cli.tenant.created", { name: r.name, id: r.tenant_id }), t("cli.keys.secret"), `  live: ${r.keys.live}`, `  test: ${r.keys.test}`].join("\n"),
   },
   {
     path: ["tenant", "list"],
-    summary: "List tenants",
+    summary: "cli.cmd.tenant_list",
     run: (ctx) => listTenants(ctx.store().db),
+    human: (rows: ReturnType<typeof listTenants>, ctx) =>
+      rows.length === 0
+        ? ctx.t("cli.tenants.empty", { path: dataDirPath(ctx) })
+        : rows.map((r) => ctx.t("cli.tenants.row", { id: r.tenant_id, name: r.name, when: when(r.created_at, ctx) })).join("\n"),
+  },
+  {
+    path: ["tenant", "rename"],
+    summary: "cli.cmd.tenant_rename",
+    options: { ...tenantOption, name: { type: "string", value: "NAME", required: true, description: "cli.opt.new_name" } },
+    run: (ctx, o) => write(ctx, writes.renameTenant, { tenantId: shopOf(ctx, o), name: requireString(o, "name").trim(), now: ctx.clock.now() }),
+    human: (r, { t }) => t("cli.tenant.renamed", { id: r.tenant_id, name: r.name, old: r.previous_name }),
   },
   {
     path: ["key", "create"],
-    summary: "Create a connector key for a tenant and environment (shown once)",
-    options: { ...tenantOpt, ...envOpt },
-    run: (ctx, o) => createKey(ctx.store().db, ctx.clock, requireString(o, "tenant"), readEnvironment(o)),
+    summary: "cli.cmd.key_create",
+    options: { ...tenantOption, ...envOption },
+    run: (ctx, o) => createKey(ctx.store().db, ctx.clock, shopOf(ctx, o), readEnvironment(o)),
+    human: (r, { t }) => `${t("cli.key.created", { environment: r.environment, key: r.key })}\n${t("cli.key.shown_once", { id: r.key_id })}`,
   },
   {
     path: ["key", "list"],
-    summary: "List a tenant's connector keys (never the keys themselves)",
-    options: { ...tenantOpt },
-    run: (ctx, o) => listKeys(ctx.store().db, requireString(o, "tenant")),
+    summary: "cli.cmd.key_list",
+    options: { ...tenantOption },
+    run: (ctx, o) => listKeys(ctx.store().db, shopOf(ctx, o)),
+    human: (rows: ReturnType<typeof listKeys>, ctx) =>
+      rows.length === 0
+        ? ctx.t("cli.keys.empty")
+        : rows
+            .map((r) =>
+              ctx.t("cli.keys.row", {
+                id: r.key_id,
+                environment: r.environment,
+                prefix: r.prefix,
+                last4: r.last4,
+                when: when(r.created_at, ctx),
+                revoked: r.revoked_at === null ? "" : ctx.t("cli.keys.revoked", { when: when(r.revoked_at, ctx) }),
+              }),
+            )
+            .join("\n"),
   },
   {
     path: ["key", "revoke"],
-    summary: "Revoke a connector key; it stops working at once",
+    summary: "cli.cmd.key_revoke",
     args: ["KEY_ID"],
     run: (ctx, _o, [keyId]) => revokeKey(ctx.store().db, ctx.clock, keyId!),
+    human: (r, ctx) => ctx.t("cli.key.revoked", { id: r.key_id, when: when(r.revoked_at, ctx) }),
   },
   {
     path: ["code", "create"],
-    summary: "Create a one-time activation code to link a phone",
+    summary: "cli.cmd.code_create",
     options: {
-      ...tenantOpt,
-      ...envOpt,
-      ttl: { type: "string", value: "SECONDS", description: `Validity in seconds (default ${CODE_TTL_DEFAULT_S}, at most ${CODE_TTL_MAX_S})` },
+      ...tenantOption,
+      env: { type: "string", value: "live|test", description: "cli.opt.env_code" },
+      ttl: { type: "string", value: "SECONDS", description: "cli.opt.ttl_code" },
       ...qrPngOption,
     },
     run: (ctx, o) => {
-      const ttl = readInt(o, "ttl", 1, CODE_TTL_MAX_S) ?? CODE_TTL_DEFAULT_S;
-      const code = createActivationCode(ctx.store().db, ctx.clock, requireString(o, "tenant"), readEnvironment(o), ttl);
+      const ttl = readDuration(o, "ttl", CODE_TTL_MAX_S) ?? CODE_TTL_DEFAULT_S;
+      const environment = readEnvironment(o, "live");
+      const code = createActivationCode(ctx.store().db, ctx.clock, shopOf(ctx, o), environment, ttl);
       return withPairing(ctx, code, o["qr-png"] as string | undefined);
     },
     human: pairingHuman,
   },
   {
     path: ["device", "list"],
-    summary: "List a tenant's phones",
-    options: { ...tenantOpt },
-    run: (ctx, o) => listDevices(ctx.store().db, requireString(o, "tenant")),
+    summary: "cli.cmd.device_list",
+    options: { ...tenantOption },
+    run: (ctx, o) => listDevices(ctx.store().db, shopOf(ctx, o)),
+    human: devicesHuman,
   },
   {
     path: ["device", "revoke"],
-    summary: "Revoke a phone; its requests are refused within a second",
+    summary: "cli.cmd.device_revoke",
     args: ["DEVICE_ID"],
     run: (ctx, _o, [deviceId]) => revokeDevice(ctx.store().db, ctx.clock, deviceId!),
+    human: (r, { t }) => t("cli.device.revoked", { id: r.device_id }),
   },
   {
     path: ["license", "show"],
-    summary: "Show a tenant's license",
-    options: { ...tenantOpt },
-    run: (ctx, o) => getLicense(ctx.store().db, ctx.clock, requireString(o, "tenant")),
+    summary: "cli.cmd.license_show",
+    options: { ...tenantOption },
+    run: (ctx, o) => getLicense(ctx.store().db, ctx.clock, shopOf(ctx, o)),
+    human: licenseHuman,
   },
   {
     path: ["license", "set"],
-    summary: "Change a tenant's license",
+    summary: "cli.cmd.license_set",
     options: {
-      ...tenantOpt,
-      status: { type: "string", value: "active|suspended", description: "Suspend or reactivate" },
-      plan: { type: "string", value: "NAME", description: "Plan name" },
-      "max-devices": { type: "string", value: "N", description: "Most phones at once (non-revoked, both environments)" },
-      "expires-at": { type: "string", value: "MS|none", description: "Expiry in epoch ms, or none" },
+      ...tenantOption,
+      status: { type: "string", value: "active|suspended", description: "cli.opt.status" },
+      plan: { type: "string", value: "NAME", description: "cli.opt.plan" },
+      "max-devices": { type: "string", value: "N", description: "cli.opt.max_devices" },
+      "expires-at": { type: "string", value: "DATE|MS|none", description: "cli.opt.expires_at" },
     },
     run: (ctx, o) => {
-      const status = o.status as string | undefined;
-      if (status !== undefined && status !== "active" && status !== "suspended") {
-        throw new UsageError(`--status must be active or suspended, not '${status}'`);
-      }
+      const status = readChoice(o, "status", ["active", "suspended"] as const);
       const rawExpiry = o["expires-at"] as string | undefined;
       let expiresAt: number | null | undefined;
-      if (rawExpiry === "none") expiresAt = null;
-      else expiresAt = readInt(o, "expires-at", 0, 8_640_000_000_000_000);
+      if (rawExpiry !== undefined) {
+        expiresAt = rawExpiry.trim().toLowerCase() === "none" ? null : parseInstant(rawExpiry);
+        if (expiresAt === undefined || (expiresAt === null && rawExpiry.trim().toLowerCase() !== "none")) {
+          throw new UsageError("cli.usage.expires_at", { value: rawExpiry });
+        }
+      }
       const plan = o.plan as string | undefined;
-      if (plan !== undefined && plan.trim() === "") throw new UsageError("--plan must not be empty");
-      return setLicense(ctx.store().db, ctx.clock, requireString(o, "tenant"), {
-        status,
-        plan,
-        maxDevices: readInt(o, "max-devices", 0, 1_000_000),
-        expiresAt,
-      });
+      if (plan !== undefined && plan.trim() === "") throw new UsageError("cli.usage.not_empty", { option: "--plan" });
+      return setLicense(ctx.store().db, ctx.clock, shopOf(ctx, o), { status, plan, maxDevices: readInt(o, "max-devices", 0, 1_000_000), expiresAt });
     },
+    human: licenseHuman,
   },
   {
     path: ["news", "add"],
-    summary: "Publish a news item to a tenant's phones (delivered with heartbeats)",
+    summary: "cli.cmd.news_add",
     options: {
-      ...tenantOpt,
-      title: { type: "string", value: "T", required: true, description: "Title" },
-      body: { type: "string", value: "B", required: true, description: "Text" },
-      level: { type: "string", value: "info|warning|critical", description: "Default info" },
+      ...tenantOption,
+      title: { type: "string", value: "T", required: true, description: "cli.opt.title" },
+      body: { type: "string", value: "B", required: true, description: "cli.opt.body" },
+      level: { type: "string", value: "info|warning|critical", description: "cli.opt.level" },
     },
     run: (ctx, o) => {
-      const level = (o.level as string | undefined) ?? "info";
-      if (!["info", "warning", "critical"].includes(level)) throw new UsageError(`--level must be info, warning or critical`);
-      return addNews(ctx.store().db, ctx.clock, requireString(o, "tenant"), {
-        title: requireString(o, "title"),
-        body: requireString(o, "body"),
-        level: level as NewsLevel,
-      });
+      const level: NewsLevel = readChoice(o, "level", ["info", "warning", "critical"] as const) ?? "info";
+      return addNews(ctx.store().db, ctx.clock, shopOf(ctx, o), { title: requireString(o, "title"), body: requireString(o, "body"), level });
     },
+    human: (r, ctx) => ctx.t("cli.news.added", { id: r.news_id, when: when(r.published_at, ctx) }),
   },
   ...webhookCommands,
   ...consoleCommands,
   ...notificationCommands,
   {
     path: ["backup"],
-    summary: "Write a consistent copy of the database (safe while the server runs)",
-    options: { to: { type: "string", value: "FILE", required: true, description: "Destination file (must not exist)" } },
+    summary: "cli.cmd.backup",
+    options: { to: { type: "string", value: "FILE", required: true, description: "cli.opt.backup_to" } },
     run: (ctx, o) => {
       const file = resolve(requireString(o, "to"));
       if (existsSync(file)) throw new Error(`${file} already exists; choose a new file name`);
@@ -161,12 +239,10 @@ export const commands: Command[] = [
       ctx.store().sqlite.run("VACUUM INTO ?", [file]);
       return { file, bytes: statSync(file).size };
     },
-    human: (r) =>
-      `Backup written: ${r.file} (${r.bytes} bytes)\nKeep master.key from the data dir with it: phones' secrets cannot be read without it.`,
   },
   {
     path: ["version"],
-    summary: "Print the version",
+    summary: "cli.cmd.version",
     run: () => ({ version: VERSION }),
     human: (r) => `cuadra ${r.version}`,
   },

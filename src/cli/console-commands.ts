@@ -13,7 +13,11 @@ import {
   signInUrl,
 } from "../console/sessions";
 import type { Db } from "../store/db";
-import { readInt, requireString, UsageError, type Command, type CommandContext } from "./framework";
+import { readDuration, UsageError, type Command, type CommandContext } from "./framework";
+import { DomainError } from "../errors";
+import { duration, localTime } from "../i18n/format";
+import { NotFoundError } from "../tenants/service";
+import { shopOf, tenantOption } from "./shops";
 
 export interface ConsoleLink {
   url: string;
@@ -26,48 +30,61 @@ export async function consoleLink(ctx: CommandContext, db: Db, tenantId: string,
   return { url: signInUrl(base ?? (await boxAddress(ctx.dataDir)).url, link.token), expires_at: link.expires_at };
 }
 
-export function consoleLinkHuman(r: ConsoleLink): string {
-  return [
-    `Console sign-in link (works once, until ${new Date(r.expires_at).toISOString()}):`,
-    `  ${r.url}`,
-    `Open it in the browser of the computer, tablet or phone you want to use, or scan:`,
-    qrForTerminal(r.url),
-  ].join("\n");
+export function consoleLinkHuman(r: ConsoleLink, ctx: CommandContext): string {
+  const { t } = ctx;
+  const ttl = duration((r.expires_at - ctx.clock.now()) / 1000, t);
+  return [t("cli.link.title", { ttl, until: localTime(r.expires_at, ctx.lang, t) }), `  ${r.url}`, t("cli.link.open"), qrForTerminal(r.url)].join("\n");
 }
+
+const sessionsHuman = (rows: ReturnType<typeof listSessions>, ctx: CommandContext) =>
+  rows.length === 0
+    ? ctx.t("cli.sessions.empty")
+    : rows
+        .map((r) =>
+          ctx.t("cli.sessions.row", {
+            id: r.session_id,
+            environment: r.environment,
+            created: localTime(r.created_at, ctx.lang, ctx.t),
+            expires: localTime(r.expires_at, ctx.lang, ctx.t),
+            agent: r.user_agent ?? "",
+          }),
+        )
+        .join("\n");
 
 export const consoleCommands: Command[] = [
   {
     path: ["console", "link"],
-    summary: "Print a one-time link (and its QR code) that signs a browser in to the shop's console",
-    options: {
-      tenant: { type: "string", value: "ID", required: true, description: "Tenant id (ten_…)" },
-      ttl: { type: "string", value: "SECONDS", description: `Validity in seconds (default ${LINK_TTL_DEFAULT_S}, at most ${LINK_TTL_MAX_S})` },
-    },
-    run: (ctx, o) => consoleLink(ctx, ctx.store().db, requireString(o, "tenant"), readInt(o, "ttl", 1, LINK_TTL_MAX_S)),
+    summary: "cli.cmd.console_link",
+    options: { ...tenantOption, ttl: { type: "string", value: "SECONDS", description: "cli.opt.ttl_link" } },
+    run: (ctx, o) => consoleLink(ctx, ctx.store().db, shopOf(ctx, o), readDuration(o, "ttl", LINK_TTL_MAX_S)),
     human: consoleLinkHuman,
   },
   {
     path: ["console", "sessions"],
-    summary: "List the browsers signed in to a shop's console",
-    options: { tenant: { type: "string", value: "ID", required: true, description: "Tenant id (ten_…)" } },
-    run: (ctx, o) => listSessions(ctx.store().db, requireString(o, "tenant"), ctx.clock.now()),
+    summary: "cli.cmd.console_sessions",
+    options: { ...tenantOption },
+    run: (ctx, o) => listSessions(ctx.store().db, shopOf(ctx, o), ctx.clock.now()),
+    human: sessionsHuman,
   },
   {
     path: ["console", "revoke"],
-    summary: "Sign a browser out of the console (SESSION_ID), or every browser of a shop (--all --tenant ID)",
+    summary: "cli.cmd.console_revoke",
     args: ["[SESSION_ID]"],
-    options: {
-      all: { type: "boolean", description: "Every session of the shop given with --tenant" },
-      tenant: { type: "string", value: "ID", description: "Tenant id (ten_…), with --all" },
-    },
+    options: { all: { type: "boolean", description: "cli.opt.all" }, ...tenantOption },
     run: (ctx, o, [sessionId]) => {
       const { db } = ctx.store();
       if (o.all) {
-        if (sessionId !== undefined) throw new UsageError("give either SESSION_ID or --all --tenant ID, not both");
-        return revokeAllSessions(db, requireString(o, "tenant"), ctx.clock.now());
+        if (sessionId !== undefined) throw new UsageError("cli.usage.revoke_both");
+        return revokeAllSessions(db, shopOf(ctx, o), ctx.clock.now());
       }
-      if (sessionId === undefined) throw new UsageError("give SESSION_ID (see 'cuadra console sessions --tenant ID') or --all --tenant ID");
-      return revokeSession(db, sessionId, ctx.clock.now());
+      if (sessionId === undefined) throw new UsageError("cli.usage.revoke_neither");
+      try {
+        return revokeSession(db, sessionId, ctx.clock.now());
+      } catch (e) {
+        if (e instanceof DomainError && e.code === "console_session_not_found") throw new NotFoundError("session", sessionId);
+        throw e;
+      }
     },
+    human: (r, { t }) => ("revoked" in r ? t("cli.sessions.revoked_all", { count: r.revoked, id: r.tenant_id }) : t("cli.session.revoked", { id: r.session_id })),
   },
 ];

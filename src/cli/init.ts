@@ -7,7 +7,8 @@ import { qrForTerminal, writeQrPng } from "../pairing/qr";
 import { pairingUri } from "../pairing/uri";
 import { tenants } from "../store/schema";
 import { createTenant } from "../tenants/service";
-import type { CommandContext, OptionSpec } from "./framework";
+import { CliError, dataDirPath, type CommandContext, type OptionSpec } from "./framework";
+import { duration, localTime } from "../i18n/format";
 import { consoleLink, consoleLinkHuman } from "./console-commands";
 import { LINK_TTL_DEFAULT_S } from "../console/sessions";
 
@@ -15,7 +16,7 @@ type ActivationCode = ReturnType<typeof createActivationCode>;
 export type PairingCode = ActivationCode & { pairing_uri: string };
 
 export const qrPngOption: Record<string, OptionSpec> = {
-  "qr-png": { type: "string", value: "FILE", description: "Also write the pairing QR code as a PNG image to FILE (readable by you only)" },
+  "qr-png": { type: "string", value: "FILE", description: "cli.opt.qr_png" },
 };
 
 /**
@@ -29,13 +30,15 @@ export async function withPairing(ctx: CommandContext, code: ActivationCode, qrP
   return { ...code, pairing_uri };
 }
 
-/** What a person reads: the code to type, the URI the QR code holds, and the code to scan. */
-export function pairingHuman(r: PairingCode): string {
+/** What a person reads: the code to type, how long it works, the URI the QR code holds, and the code to scan. */
+export function pairingHuman(r: PairingCode, ctx: CommandContext): string {
+  const { t } = ctx;
+  const ttl = duration((r.expires_at - ctx.clock.now()) / 1000, t);
   return [
-    `Activation code: ${r.code}  (${r.environment}, valid until ${new Date(r.expires_at).toISOString()})`,
-    `Scan this with the Cuadra app, or type the code and the address ${new URL(new URL(r.pairing_uri).searchParams.get("url")!).host}:`,
+    t("cli.code.line", { code: r.code, environment: r.environment, ttl, until: localTime(r.expires_at, ctx.lang, t) }),
+    t("cli.code.scan", { host: new URL(new URL(r.pairing_uri).searchParams.get("url")!).host }),
     qrForTerminal(r.pairing_uri),
-    `Pairing URI: ${r.pairing_uri}`,
+    t("cli.code.uri", { uri: r.pairing_uri }),
   ].join("\n");
 }
 
@@ -44,7 +47,7 @@ export async function initialise(ctx: CommandContext, name: string, qrPng?: stri
   const { db } = ctx.store();
   const existing = db.select({ n: count() }).from(tenants).get()!.n;
   if (existing > 0) {
-    throw new Error(`${ctx.dataDir} is already initialised; use 'cuadra tenant create --name NAME' for another shop`);
+    throw new CliError("cli.init.already", { path: dataDirPath(ctx) });
   }
   const tenant = createTenant(db, ctx.clock, name);
   const code = await withPairing(ctx, createActivationCode(db, ctx.clock, tenant.tenant_id, "live"), qrPng, address);
@@ -53,20 +56,21 @@ export async function initialise(ctx: CommandContext, name: string, qrPng?: stri
   return { ...tenant, activation_code: code, pairing_uri: code.pairing_uri, console_link };
 }
 
-export function initHuman(r: Awaited<ReturnType<typeof initialise>>): string {
+export function initHuman(r: Awaited<ReturnType<typeof initialise>>, ctx: CommandContext): string {
+  const { t } = ctx;
   return [
-    `Shop "${r.name}" created (tenant ${r.tenant_id}).`,
+    t("cli.tenant.created", { name: r.name, id: r.tenant_id }),
     ``,
-    `Secret keys for the shop's software (shown once; keep them safe):`,
+    t("cli.keys.secret"),
     `  live: ${r.keys.live}`,
     `  test: ${r.keys.test}`,
     ``,
-    `First phone:`,
-    pairingHuman(r.activation_code),
-    `Make another with 'cuadra code create --tenant ${r.tenant_id} --env live'.`,
+    t("cli.init.first_phone"),
+    pairingHuman(r.activation_code, ctx),
+    t("cli.init.another_code"),
     ``,
-    `The shop's console, in a browser:`,
-    consoleLinkHuman(r.console_link),
-    `Make another with 'cuadra console link --tenant ${r.tenant_id}'.`,
+    t("cli.init.console"),
+    consoleLinkHuman(r.console_link, ctx),
+    t("cli.init.another_link"),
   ].join("\n");
 }

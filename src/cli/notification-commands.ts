@@ -8,7 +8,7 @@ import type { Command } from "./framework";
 export const notificationCommands: Command[] = [
   {
     path: ["notifications", "reparse"],
-    summary: "Read unrecognised wallet notifications again; payments found (at most 30 days old) are stored and matched",
+    summary: "cli.cmd.reparse",
     run: async (ctx): Promise<ReparseSummary> => {
       const db = ctx.store().db;
       // IMMEDIATE: the batch reads before it writes, and serve's writer may commit in between.

@@ -18,7 +18,7 @@ import { createRateLimiters } from "../http/rate-limit";
 import { createSecretBox, loadMasterKey } from "../store/secret-box";
 import { tenants } from "../store/schema";
 import { VERSION } from "../version";
-import { readInt, UsageError, type Command, type CommandContext } from "./framework";
+import { CliError, readChoice, readInt, UsageError, type Command, type CommandContext } from "./framework";
 import { initHuman, initialise } from "./init";
 import { announce, instanceName, type Announcement } from "../pairing/announce";
 import { baseUrl, lanAddresses } from "../pairing/base-url";
@@ -33,18 +33,18 @@ const SWEEP_INTERVAL_MS = 1_000;
 
 export const serveCommand: Command = {
   path: ["serve"],
-  summary: "Run the server (device and connector surfaces, /docs, /healthz)",
+  summary: "cli.cmd.serve",
   options: {
-    host: { type: "string", value: "H", description: "Address to listen on (default 0.0.0.0)" },
-    port: { type: "string", value: "P", description: `Port (default ${DEFAULT_PORT})` },
-    tls: { type: "string", value: "auto|off", description: "auto: HTTPS, self-signed certificate in the data dir (default); off: plain HTTP" },
-    "tls-cert": { type: "string", value: "F", description: "PEM certificate to use instead of the self-signed one" },
-    "tls-key": { type: "string", value: "F", description: "PEM private key for --tls-cert" },
-    "public-url": { type: "string", value: "URL", description: "Base address phones should use, e.g. https://caja.example.pe" },
-    "rate-limit-scale": { type: "string", value: "X", description: "Multiply every rate-limit bucket by X (0 turns limiting off)" },
-    name: { type: "string", value: "NAME", description: "Create the first shop with this name if the data dir has none (in a terminal, \"My shop\" is used without it)" },
-    "no-mdns": { type: "boolean", description: "Do not announce the box on the local network (DNS-SD _cuadra._tcp over multicast DNS)" },
-    "no-init": { type: "boolean", description: "Do not initialise an empty data dir (for services; run 'cuadra init' yourself)" },
+    host: { type: "string", value: "H", description: "cli.opt.host" },
+    port: { type: "string", value: "P", description: "cli.opt.port" },
+    tls: { type: "string", value: "auto|off", description: "cli.opt.tls" },
+    "tls-cert": { type: "string", value: "F", description: "cli.opt.tls_cert" },
+    "tls-key": { type: "string", value: "F", description: "cli.opt.tls_key" },
+    "public-url": { type: "string", value: "URL", description: "cli.opt.public_url" },
+    "rate-limit-scale": { type: "string", value: "X", description: "cli.opt.rate_limit_scale" },
+    name: { type: "string", value: "NAME", description: "cli.opt.serve_name" },
+    "no-mdns": { type: "boolean", description: "cli.opt.no_mdns" },
+    "no-init": { type: "boolean", description: "cli.opt.no_init" },
   },
   async run(ctx, o) {
     // Listen for SIGTERM/SIGINT before anything slow (first-run init, certificate): a stop asked for
@@ -52,27 +52,22 @@ export const serveCommand: Command = {
     const stop = listenForStop();
     const host = (o.host as string | undefined) ?? "0.0.0.0";
     const port = readInt(o, "port", 0, 65535) ?? DEFAULT_PORT;
-    const tlsMode = (o.tls as string | undefined) ?? "auto";
-    if (tlsMode !== "auto" && tlsMode !== "off") throw new UsageError(`--tls must be auto or off, not '${tlsMode}'`);
+    const tlsMode = readChoice(o, "tls", ["auto", "off"] as const) ?? "auto";
     const certFile = o["tls-cert"] as string | undefined;
     const keyFile = o["tls-key"] as string | undefined;
-    if (Boolean(certFile) !== Boolean(keyFile)) throw new UsageError("--tls-cert and --tls-key go together");
-    if (certFile && tlsMode === "off") throw new UsageError("--tls off cannot be used with --tls-cert");
+    if (Boolean(certFile) !== Boolean(keyFile)) throw new UsageError("cli.usage.tls_pair");
+    if (certFile && tlsMode === "off") throw new UsageError("cli.usage.tls_off_cert");
     const scaleText = (o["rate-limit-scale"] as string | undefined) ?? "1";
     const scale = Number(scaleText);
-    if (!Number.isFinite(scale) || scale < 0) throw new UsageError("--rate-limit-scale must be a number ≥ 0");
+    if (!Number.isFinite(scale) || scale < 0) throw new UsageError("cli.usage.scale", { value: scaleText });
     const publicUrl = o["public-url"] as string | undefined;
-    if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) {
-      throw new UsageError("--public-url must be an absolute http(s) URL, e.g. https://caja.example.pe");
-    }
+    if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) throw new UsageError("cli.usage.public_url", { value: publicUrl });
 
+    // Before anything is created: a first start on a port in use must leave no shop, keys or code behind.
+    await checkCanListen(host, port);
     // contract §14: one writer per data dir. A second server is refused, as a port in use is.
     const held = lockDataDir(ctx.dataDir);
-    if (!held) {
-      throw new Error(
-        `another 'cuadra serve' is already running on the data folder ${resolve(ctx.dataDir)}: stop it first, or give this one its own --data-dir`,
-      );
-    }
+    if (!held) throw new CliError("cli.serve.held", { path: resolve(ctx.dataDir) });
     try {
       return await serveHeld(ctx, o, stop, { host, port, tlsMode, certFile, keyFile, scale, publicUrl });
     } finally {
@@ -149,7 +144,7 @@ async function serveHeld(
   } catch (e) {
     await writer.close();
     const msg = (e as Error).message;
-    if (/in use|EADDRINUSE/i.test(msg)) throw new Error(`port ${port} on ${host} is already in use: stop the other program or pick another with --port`);
+    if (/in use|EADDRINUSE/i.test(msg)) throw new CliError("cli.serve.port_in_use", { port, host });
     throw e;
   }
 
@@ -174,12 +169,15 @@ async function serveHeld(
     // This connection reads only now (contract §14): the shop is made on one of its own, as `init` would.
     const own = openStore(ctx.dataDir);
     try {
-      ctx.out(initHuman(await initialise({ ...ctx, store: () => own }, name ?? "My shop", undefined, address)));
+      ctx.out(initHuman(await initialise({ ...ctx, store: () => own }, name ?? "My shop", undefined, address), ctx));
     } finally {
       own.close();
     }
   } else if (!hasTenant && !o["no-init"]) {
-    ctx.err("note: this data dir has no shop yet; create one with 'cuadra init --name NAME' (or start with --name NAME)");
+    ctx.err(ctx.t("cli.serve.no_shop"));
+  } else if (hasTenant && name !== undefined && name.trim() !== firstShopName(store)) {
+    // A re-run of the first command (or an install script) must not look as if it renamed the shop.
+    ctx.err(ctx.t("cli.serve.name_kept", { name: firstShopName(store) ?? "", asked: name.trim() }));
   }
 
   const shownHosts = listensEverywhere ? ["localhost", ...lanAddresses()] : [host];
@@ -190,18 +188,19 @@ async function serveHeld(
   const ownAddresses = listensEverywhere ? lanAddresses() : [host];
   const unnamed = tls ? addressesNotInCertificate(tls.cert, ownAddresses) : [];
   const certificateWarning = unnamed.length > 0 && unnamed.length === ownAddresses.length ? certificateWarningText(unnamed) : null;
+  const { t } = ctx;
   ctx.out(
     [
-      `Cuadra ${VERSION} is running.`,
-      `  URL:  ${urls.join("  ")}`,
-      `  Console: ${address.url}/console/  (sign in with the link of 'cuadra console link --tenant ID')`,
-      `  Docs: ${urls[0]}/docs`,
-      ...(tls ? [`  TLS certificate SHA-256 fingerprint: ${fingerprintForPeople(tls.fingerprint)}`] : []),
-      ...(tls && !certFile ? [`  (self-signed; phones trust it by this fingerprint, given in their pairing QR code; browsers ask you to check it)`] : []),
-      `  Phones pair with: ${address.url}${announcing ? `, announced on the local network as ${announcing}` : ""}`,
-      `  Data: ${resolve(ctx.dataDir)}`,
+      t("cli.serve.running", { version: VERSION }),
+      t("cli.serve.urls", { urls: urls.join("  ") }),
+      t("cli.serve.console", { url: `${address.url}/console/` }),
+      t("cli.serve.docs", { url: `${urls[0]}/docs` }),
+      ...(tls ? [t("cli.serve.fingerprint", { fp: fingerprintForPeople(tls.fingerprint) })] : []),
+      ...(tls && !certFile ? [t("cli.serve.self_signed")] : []),
+      t("cli.serve.pairing", { url: address.url, announced: announcing ? t("cli.serve.announced", { name: announcing }) : "" }),
+      t("cli.serve.data", { path: resolve(ctx.dataDir) }),
       ...(certificateWarning ? [certificateWarning] : []),
-      `Press Ctrl+C to stop.`,
+      t("cli.serve.stop"),
     ].join("\n"),
   );
   logger.event("info", "listening", {
@@ -273,6 +272,22 @@ async function serveHeld(
   clearInterval(sweeper);
   await stopGracefully(server, writer, delivery, announcement, ctx, logger.event);
   return undefined;
+}
+
+/**
+ * Fails, with what to do, when nothing can listen on host:port (another program has it, or the
+ * address is not this computer's). Checked with a listener that is closed at once.
+ */
+async function checkCanListen(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  try {
+    const probe = Bun.listen({ hostname: host, port, socket: { data() {} } });
+    probe.stop(true);
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    if (err.code === "EADDRINUSE" || /in use/i.test(err.message)) throw new CliError("cli.serve.port_in_use", { port, host });
+    throw new CliError("cli.serve.host_unavailable", { host, port, reason: err.code ?? err.message });
+  }
 }
 
 const urlHost = (h: string) => (h.includes(":") ? `[${h}]` : h);

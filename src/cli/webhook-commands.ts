@@ -10,6 +10,7 @@ import { createEndpoint, deleteEndpoint, endpointView } from "../webhooks/endpoi
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../webhooks/outbox";
 import { newWebhookSecret } from "../webhooks/signature";
 import { readEnvironment, requireString, UsageError, type Command } from "./framework";
+import { shopOf, tenantOption } from "./shops";
 
 function readEvents(o: Record<string, unknown>): WebhookEventType[] | undefined {
   const raw = o.events as string | undefined;
@@ -17,7 +18,8 @@ function readEvents(o: Record<string, unknown>): WebhookEventType[] | undefined 
   const list = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
   const unknown = list.filter((s) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(s));
   if (list.length === 0 || unknown.length > 0) {
-    throw new UsageError(`--events takes a comma-separated list of ${WEBHOOK_EVENT_TYPES.join(", ")}${unknown.length ? ` (not ${unknown.join(", ")})` : ""}`);
+    const types = WEBHOOK_EVENT_TYPES.join(", ");
+    throw unknown.length ? new UsageError("cli.usage.events_unknown", { types, unknown: unknown.join(", ") }) : new UsageError("cli.usage.events", { types });
   }
   return list as WebhookEventType[];
 }
@@ -28,15 +30,15 @@ const human = (e: ReturnType<typeof endpointView>) =>
 export const webhookCommands: Command[] = [
   {
     path: ["webhook", "add"],
-    summary: "Add a webhook endpoint: the shop's software is told of matches and payments (prints its secret once)",
+    summary: "cli.cmd.webhook_add",
     options: {
-      tenant: { type: "string", value: "ID", required: true, description: "Tenant id (ten_…)" },
-      env: { type: "string", value: "live|test", required: true, description: "Environment whose events it receives" },
-      url: { type: "string", value: "URL", required: true, description: "http:// or https:// address that receives the messages" },
-      events: { type: "string", value: "a,b", description: `Event types (default all): ${WEBHOOK_EVENT_TYPES.join(", ")}` },
+      ...tenantOption,
+      env: { type: "string", value: "live|test", required: true, description: "cli.opt.env" },
+      url: { type: "string", value: "URL", required: true, description: "cli.opt.url" },
+      events: { type: "string", value: "a,b", description: "cli.opt.events" },
     },
     run: async (ctx, o) => {
-      const tenantId = requireString(o, "tenant");
+      const tenantId = shopOf(ctx, o);
       const environment = readEnvironment(o);
       const url = requireString(o, "url");
       const events = readEvents(o);
@@ -48,7 +50,7 @@ export const webhookCommands: Command[] = [
         const endpoint = db.transaction((tx) => createEndpoint(tx as unknown as Db, { tenantId, environment }, { url, events }, sealed, ctx.clock.now()));
         return { ...endpoint, secret };
       } catch (e) {
-        if (e instanceof DomainError && e.code === "invalid_request") throw new UsageError(`--url ${(e.extra.errors as { message: string }[])[0]!.message}`);
+        if (e instanceof DomainError && e.code === "invalid_request") throw new UsageError("cli.usage.webhook_url", { reason: (e.extra.errors as { message: string }[])[0]!.message });
         throw e;
       }
     },
@@ -56,10 +58,10 @@ export const webhookCommands: Command[] = [
   },
   {
     path: ["webhook", "list"],
-    summary: "List a tenant's webhook endpoints (never their secrets)",
-    options: { tenant: { type: "string", value: "ID", required: true, description: "Tenant id (ten_…)" } },
+    summary: "cli.cmd.webhook_list",
+    options: { ...tenantOption },
     run: (ctx, o) => {
-      const tenantId = requireString(o, "tenant");
+      const tenantId = shopOf(ctx, o);
       const db = ctx.store().db;
       getTenant(db, tenantId);
       return db
@@ -75,12 +77,12 @@ export const webhookCommands: Command[] = [
   },
   {
     path: ["webhook", "remove"],
-    summary: "Remove a webhook endpoint; its undelivered messages are dropped",
+    summary: "cli.cmd.webhook_remove",
     args: ["ENDPOINT_ID"],
     run: (ctx, _o, [id]) => {
       const db = ctx.store().db;
       const row = db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id!)).get();
-      if (!row || row.deletedAt !== null) throw new NotFoundError(`no webhook endpoint ${id}; see 'cuadra webhook list --tenant ID'`);
+      if (!row || row.deletedAt !== null) throw new NotFoundError("webhook", id!);
       return db.transaction((tx) => deleteEndpoint(tx as unknown as Db, row, id!, ctx.clock.now()));
     },
     human: (r) => `Removed ${r.id}.`,

@@ -107,7 +107,7 @@ export function listDevices(db: Db, tenantId: string) {
 export function revokeDevice(db: Db, clock: Clock, deviceId: string, scope?: { tenantId: string; environment: string }) {
   const row = db.select({ status: devices.status, tenantId: devices.tenantId, environment: devices.environment }).from(devices).where(eq(devices.id, deviceId)).get();
   if (!row || (scope && (row.tenantId !== scope.tenantId || row.environment !== scope.environment))) {
-    throw new NotFoundError(`no device ${deviceId}; see 'cuadra device list --tenant ID'`);
+    throw new NotFoundError("device", deviceId);
   }
   if (row.status !== "revoked") {
     db.update(devices)

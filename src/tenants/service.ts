@@ -15,8 +15,24 @@ const KEY_RANDOM_CHARS = 40;
 const NEWS_WINDOW_MS = 30 * 24 * 3600 * 1000;
 const NEWS_MAX = 20;
 
-/** A failure the caller can act on (unknown id, bad value); the CLI prints it and exits 1. */
-export class NotFoundError extends Error {}
+export type NotFoundKind = "tenant" | "key" | "device" | "webhook" | "session";
+const LIST_COMMAND: Record<NotFoundKind, string> = {
+  tenant: "cuadra tenant list",
+  key: "cuadra key list",
+  device: "cuadra device list",
+  webhook: "cuadra webhook list",
+  session: "cuadra console sessions",
+};
+
+/** An unknown id the caller can act on; the CLI prints it, with the data folder, and exits 1. */
+export class NotFoundError extends Error {
+  constructor(
+    readonly kind: NotFoundKind,
+    readonly id: string,
+  ) {
+    super(`no ${kind} ${id}; see '${LIST_COMMAND[kind]}'`);
+  }
+}
 
 export interface License {
   status: "active" | "suspended";
@@ -31,7 +47,7 @@ type TenantRow = typeof tenants.$inferSelect;
 
 export function getTenant(db: Db, tenantId: string): TenantRow {
   const row = db.select().from(tenants).where(eq(tenants.id, tenantId)).get();
-  if (!row) throw new NotFoundError(`no tenant ${tenantId}; see 'cuadra tenant list'`);
+  if (!row) throw new NotFoundError("tenant", tenantId);
   return row;
 }
 
@@ -44,6 +60,13 @@ export function createTenant(db: Db, clock: Clock, name: string) {
     const test = insertKey(tx as unknown as Db, now, tenantId, "test");
     return { tenant_id: tenantId, name, keys: { live: live.key, test: test.key } };
   });
+}
+
+/** A shop's new name (`cuadra tenant rename`): what phones paired later, the console and the network announcement show. */
+export function renameTenant(db: Db, clock: Clock, tenantId: string, name: string) {
+  const old = getTenant(db, tenantId).name;
+  db.update(tenants).set({ name, updatedAt: clock.now() }).where(eq(tenants.id, tenantId)).run();
+  return { tenant_id: tenantId, name, previous_name: old };
 }
 
 export function listTenants(db: Db) {
@@ -99,7 +122,7 @@ export function listKeys(db: Db, tenantId: string) {
 /** Revoking twice keeps the first revocation time. `tenantId` confines it to one shop (the console). */
 export function revokeKey(db: Db, clock: Clock, keyId: string, tenantId?: string) {
   const row = db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get();
-  if (!row || (tenantId !== undefined && row.tenantId !== tenantId)) throw new NotFoundError(`no key ${keyId}; see 'cuadra key list --tenant ID'`);
+  if (!row || (tenantId !== undefined && row.tenantId !== tenantId)) throw new NotFoundError("key", keyId);
   if (row.revokedAt !== null) return { key_id: keyId, revoked_at: row.revokedAt };
   const now = clock.now();
   db.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, keyId)).run();
