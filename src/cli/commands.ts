@@ -115,7 +115,10 @@ export const commands: Command[] = [
     path: ["key", "create"],
     summary: "cli.cmd.key_create",
     options: { ...tenantOption, ...envOption },
-    run: (ctx, o) => createKey(ctx.store().db, ctx.clock, shopOf(ctx, o), readEnvironment(o)),
+    run: (ctx, o) => {
+      const environment = readEnvironment(o); // options first: a usage error never waits on the data folder
+      return createKey(ctx.store().db, ctx.clock, shopOf(ctx, o), environment);
+    },
     human: (r, { t }) => `${t("cli.key.created", { environment: r.environment, key: r.key })}\n${t("cli.key.shown_once", { id: r.key_id })}`,
   },
   {
@@ -206,7 +209,8 @@ export const commands: Command[] = [
       }
       const plan = o.plan as string | undefined;
       if (plan !== undefined && plan.trim() === "") throw new UsageError("cli.usage.not_empty", { option: "--plan" });
-      return setLicense(ctx.store().db, ctx.clock, shopOf(ctx, o), { status, plan, maxDevices: readInt(o, "max-devices", 0, 1_000_000), expiresAt });
+      const maxDevices = readInt(o, "max-devices", 0, 1_000_000);
+      return setLicense(ctx.store().db, ctx.clock, shopOf(ctx, o), { status, plan, maxDevices, expiresAt });
     },
     human: licenseHuman,
   },

@@ -56,7 +56,10 @@ export const consoleCommands: Command[] = [
     path: ["console", "link"],
     summary: "cli.cmd.console_link",
     options: { ...tenantOption, ttl: { type: "string", value: "SECONDS", description: "cli.opt.ttl_link" } },
-    run: (ctx, o) => consoleLink(ctx, ctx.store().db, shopOf(ctx, o), readDuration(o, "ttl", LINK_TTL_MAX_S)),
+    run: (ctx, o) => {
+      const ttl = readDuration(o, "ttl", LINK_TTL_MAX_S);
+      return consoleLink(ctx, ctx.store().db, shopOf(ctx, o), ttl);
+    },
     human: consoleLinkHuman,
   },
   {
@@ -72,14 +75,12 @@ export const consoleCommands: Command[] = [
     args: ["[SESSION_ID]"],
     options: { all: { type: "boolean", description: "cli.opt.all" }, ...tenantOption },
     run: (ctx, o, [sessionId]) => {
+      if (o.all && sessionId !== undefined) throw new UsageError("cli.usage.revoke_both");
+      if (!o.all && sessionId === undefined) throw new UsageError("cli.usage.revoke_neither");
       const { db } = ctx.store();
-      if (o.all) {
-        if (sessionId !== undefined) throw new UsageError("cli.usage.revoke_both");
-        return revokeAllSessions(db, shopOf(ctx, o), ctx.clock.now());
-      }
-      if (sessionId === undefined) throw new UsageError("cli.usage.revoke_neither");
+      if (o.all) return revokeAllSessions(db, shopOf(ctx, o), ctx.clock.now());
       try {
-        return revokeSession(db, sessionId, ctx.clock.now());
+        return revokeSession(db, sessionId!, ctx.clock.now());
       } catch (e) {
         if (e instanceof DomainError && e.code === "console_session_not_found") throw new NotFoundError("session", sessionId);
         throw e;

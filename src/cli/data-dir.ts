@@ -16,10 +16,21 @@ import { CliError, type CommandContext } from "./framework";
 export function openDataDir(dataDir: string, create: boolean): Store {
   const path = resolve(dataDir);
   if (!create) {
-    if (!existsSync(path)) throw new CliError("cli.data.missing", { path });
-    if (!existsSync(join(path, DB_FILE))) throw new CliError("cli.data.no_database", { path, file: join(path, DB_FILE) });
+    if (!present(path)) throw new CliError("cli.data.missing", { path });
+    if (!present(join(path, DB_FILE))) throw new CliError("cli.data.no_database", { path, file: join(path, DB_FILE) });
   }
   return openStore(dataDir);
+}
+
+/** Whether a file is there; a folder we may not look into is a permission problem, not "missing". */
+function present(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return false;
+    throw e;
+  }
 }
 
 const PERMISSION_CODES = new Set(["EACCES", "EPERM", "EROFS", "SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH"]);

@@ -38,10 +38,10 @@ export const webhookCommands: Command[] = [
       events: { type: "string", value: "a,b", description: "cli.opt.events" },
     },
     run: async (ctx, o) => {
-      const tenantId = shopOf(ctx, o);
       const environment = readEnvironment(o);
       const url = requireString(o, "url");
       const events = readEvents(o);
+      const tenantId = shopOf(ctx, o);
       const db = ctx.store().db;
       getTenant(db, tenantId);
       const secret = newWebhookSecret();
@@ -50,7 +50,7 @@ export const webhookCommands: Command[] = [
         const endpoint = db.transaction((tx) => createEndpoint(tx as unknown as Db, { tenantId, environment }, { url, events }, sealed, ctx.clock.now()));
         return { ...endpoint, secret };
       } catch (e) {
-        if (e instanceof DomainError && e.code === "invalid_request") throw new UsageError("cli.usage.webhook_url", { reason: (e.extra.errors as { message: string }[])[0]!.message });
+        if (e instanceof DomainError && e.code === "invalid_request") throw new UsageError("cli.usage.webhook_url", { value: url });
         throw e;
       }
     },

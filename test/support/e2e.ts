@@ -68,13 +68,16 @@ export interface CliResult {
   json: any;
 }
 
+/** The environment the binary runs with in tests (English: test/support/setup.ts sets LANG), plus `over`. */
+export const binaryEnv = (over: Record<string, string> = {}): Record<string, string | undefined> => ({ ...process.env, NODE_ENV: "production", ...over });
+
 /** Runs `dist/cuadra ARGS --data-dir DIR` from another working directory. */
-export async function cli(dataDir: string, args: string[], opts: { cwd?: string } = {}): Promise<CliResult> {
+export async function cli(dataDir: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
   const proc = Bun.spawn([BINARY, ...args, "--data-dir", dataDir], {
     cwd: opts.cwd ?? tmpdir(),
     stdout: "pipe",
     stderr: "pipe",
-    env: { ...process.env, NODE_ENV: "production" },
+    env: binaryEnv(opts.env),
   });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   let json: any;
@@ -108,6 +111,8 @@ export interface StartOptions {
   mdns?: boolean;
   port?: number;
   timeoutMs?: number;
+  /** Environment variables over binaryEnv()'s (e.g. LANG, TZ). */
+  env?: Record<string, string>;
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
@@ -121,7 +126,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     cwd: tmpdir(),
     stdout: "pipe",
     stderr: "pipe",
-    env: { ...process.env, NODE_ENV: "production" },
+    env: binaryEnv(opts.env),
   });
   let out = "";
   (async () => {
