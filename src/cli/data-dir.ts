@@ -69,9 +69,10 @@ function permissionMessage(e: { path?: string }, ctx: CommandContext): string {
   } catch {
     // unreadable even to stat: say what we can
   }
-  const me = userInfo().username;
+  const uid = process.getuid?.();
+  const me = (uid === undefined ? null : userName(uid)) ?? userInfo().username;
   const owner = ownerUid === null ? null : (userName(ownerUid) ?? String(ownerUid));
-  if (owner !== null && ownerUid !== process.getuid?.()) {
+  if (owner !== null && ownerUid !== uid) {
     const command = ["sudo", "-u", owner, "cuadra", ...ctx.argv.map(shellWord)].join(" ");
     return ctx.t("cli.permission.other_user", { file, owner, me, command });
   }
