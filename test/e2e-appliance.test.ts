@@ -540,7 +540,9 @@ describe("the CLI of the binary", () => {
     const cwd = mkdtempSync(join(tmpdir(), "cuadra-cwd-"));
     const env = { ...process.env };
     delete env.CUADRA_DATA_DIR;
-    const local = Bun.spawn([BINARY, "tenant", "list", "--json"], { cwd, env, stdout: "pipe" });
+    // A command that makes a shop makes the folder (contract §1: "created on first use"); one that
+    // only reads never does (test/e2e-cli.test.ts).
+    const local = Bun.spawn([BINARY, "tenant", "create", "--name", "Local", "--json"], { cwd, env, stdout: "pipe" });
     expect(await local.exited).toBe(0);
     expect(existsSync(join(cwd, "cuadra-data", "cuadra.db"))).toBe(true);
   });
