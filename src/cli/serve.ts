@@ -34,6 +34,7 @@ const SWEEP_INTERVAL_MS = 1_000;
 export const serveCommand: Command = {
   path: ["serve"],
   summary: "cli.cmd.serve",
+  createsDataDir: true,
   options: {
     host: { type: "string", value: "H", description: "cli.opt.host" },
     port: { type: "string", value: "P", description: "cli.opt.port" },
