@@ -6,9 +6,11 @@
 #   sudo ./install.sh --system [--name "Bodega Rosa"]
 #                                        also install /usr/local/bin/cuadra, create /var/lib/cuadra,
 #                                        create the shop there once (its keys print here), and run
-#                                        Cuadra as a systemd service
+#                                        Cuadra as a systemd service, whose settings (port, public
+#                                        address, language) are in /etc/default/cuadra
 #
-# Running it again is harmless: it skips what is already done and never creates a second shop.
+# Running it again is harmless: it skips what is already done, never creates a second shop and never
+# changes /etc/default/cuadra once written (the service's unit file is written anew: it holds no settings).
 # Never asks questions, so it also runs unattended (CI).
 set -euo pipefail
 
@@ -20,6 +22,7 @@ SHOP_NAME="My shop"
 BIN_DIR=${CUADRA_BIN_DIR:-/usr/local/bin}
 SYSTEM_DATA_DIR=${CUADRA_SYSTEM_DATA_DIR:-/var/lib/cuadra}
 UNIT_DIR=${CUADRA_UNIT_DIR:-/etc/systemd/system}
+SETTINGS_FILE=${CUADRA_DEFAULTS_FILE:-/etc/default/cuadra}
 SERVICE_USER=cuadra
 REINSTALL=0
 
@@ -43,6 +46,133 @@ Usage: ./install.sh [--system] [--name "Shop name"]
   -h, --help     show this help
 EOF
 }
+
+# ---- the service (step 4's end), as functions: test/install-service.test.ts sources this file and calls them
+
+# The options of 'cuadra serve' that a unit written by an older install.sh had in its ExecStart=
+# (a port or public address edited there by hand), so that the first settings file keeps them.
+options_of_old_unit() {
+  local unit="$UNIT_DIR/cuadra.service" line word skip=0
+  local -a words kept=()
+  [ -f "$unit" ] || return 0
+  line=$(sed -n 's/^ExecStart=//p' "$unit" | head -n 1)
+  case "$line" in *CUADRA_SERVE_OPTIONS*) return 0 ;; esac
+  read -r -a words <<<"$line"
+  [ "${words[1]:-}" = serve ] || return 0
+  for word in "${words[@]:2}"; do
+    if [ "$skip" = 1 ]; then
+      skip=0
+      continue
+    fi
+    case "$word" in
+      --data-dir) skip=1 ;; # the service's own, kept in the unit
+      --data-dir=* | --no-init) ;;
+      *) kept+=("$word") ;;
+    esac
+  done
+  printf '%s' "${kept[*]}"
+}
+
+settings_template() {
+  cat <<EOF
+# Settings of the Cuadra service. The service (cuadra.service) reads this file each time it starts.
+# install.sh wrote it once and never changes it: edit it, then apply the change with
+#   sudo systemctl restart cuadra
+# Lines that start with # are comments.
+
+# Options of 'cuadra serve', separated by spaces (all of them: cuadra serve --help):
+#   --port 9443              the port phones and browsers connect to (default 8443)
+#   --public-url https://caja.example.pe
+#                            the address phones should use, when they reach this computer by a name
+#                            or through a proxy rather than by its address on the shop's network
+#   --host 192.168.1.20      listen on this one address only (default: all of this computer's)
+#   --tls-cert /etc/cuadra/cert.pem --tls-key /etc/cuadra/key.pem
+#                            your own certificate instead of the self-signed one; the files must be
+#                            readable by the service's user ($OWNER), and not under /home
+#   --tls off                plain HTTP, only behind a proxy that does HTTPS
+#   --no-mdns                do not announce the box on the local network
+# No value may contain a space. The data folder ($SYSTEM_DATA_DIR) is set by the service itself.
+# For example:
+#   CUADRA_SERVE_OPTIONS="--port 9443 --public-url https://caja.example.pe"
+CUADRA_SERVE_OPTIONS="$1"
+
+# Language of Cuadra's messages: es_PE.UTF-8 (Spanish) or en_US.UTF-8 (English).
+LANG=es_PE.UTF-8
+
+# Time zone of the times in Cuadra's messages. Without it, the computer's own (see: timedatectl);
+# remove the # when that is not Peru's:
+#TZ=America/Lima
+EOF
+}
+
+# Writes $SETTINGS_FILE only when there is none: the merchant's settings survive every re-install.
+write_settings_file() {
+  local carried
+  if [ -e "$SETTINGS_FILE" ]; then
+    say "Kept your settings in $SETTINGS_FILE (install.sh never changes that file)."
+    return 0
+  fi
+  carried=$(options_of_old_unit)
+  say "Writing the service's settings to $SETTINGS_FILE (port, public address, language): change them there."
+  mkdir -p "$(dirname "$SETTINGS_FILE")"
+  settings_template "$carried" >"$SETTINGS_FILE.new"
+  chmod 0644 "$SETTINGS_FILE.new"
+  mv -f "$SETTINGS_FILE.new" "$SETTINGS_FILE"
+  if [ -n "$carried" ]; then note "It keeps the options your service had: $carried"; fi
+}
+
+# The unit holds no settings (they are in $SETTINGS_FILE), so it is written anew each time.
+# \$CUADRA_SERVE_OPTIONS as a word of its own: systemd splits its value at spaces into zero or more
+# arguments (systemd.service(5), "Command lines"); an empty or missing value gives none.
+write_service_unit() {
+  local user_lines=""
+  if [ "$OWNER" != root ]; then user_lines="User=$OWNER
+Group=$OWNER"; fi
+  say "Writing the service $UNIT_DIR/cuadra.service."
+  mkdir -p "$UNIT_DIR"
+  cat >"$UNIT_DIR/cuadra.service" <<EOF
+[Unit]
+Description=Cuadra: payment confirmation for the shop
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+Type=simple
+$user_lines
+Environment=NODE_ENV=production
+# The merchant's settings: written once by install.sh, never overwritten.
+EnvironmentFile=-$SETTINGS_FILE
+ExecStart=$BIN_DIR/cuadra serve --data-dir $SYSTEM_DATA_DIR --no-init \$CUADRA_SERVE_OPTIONS
+Restart=on-failure
+RestartSec=2
+TimeoutStopSec=10
+NoNewPrivileges=yes
+PrivateTmp=yes
+ProtectSystem=full
+ProtectHome=yes
+ReadWritePaths=$SYSTEM_DATA_DIR
+
+[Install]
+WantedBy=multi-user.target
+EOF
+}
+
+# Settings first: the unit is rewritten after them, so a hand-edited old unit can still be read.
+install_service() {
+  write_settings_file
+  write_service_unit
+  systemctl daemon-reload
+  systemctl enable cuadra.service >/dev/null 2>&1 || fail "systemd could not enable the service." "See: systemctl status cuadra"
+  # restart (not start) so that a second install runs the new binary and reads the settings again
+  systemctl restart cuadra.service || fail "the service did not start." "See why with: journalctl -u cuadra -n 50"
+  say "Cuadra is running as the service 'cuadra' (starts by itself when the computer starts)."
+  note "Address: https://<this computer's address>:8443 (or the --port in $SETTINGS_FILE)   Documentation: https://<address>:8443/docs"
+  note "Settings: $SETTINGS_FILE; after changing them: sudo systemctl restart cuadra"
+  note "Status: systemctl status cuadra     Logs: journalctl -u cuadra -f"
+}
+
+# Sourced (by the tests): the functions above, nothing run.
+if (return 0 2>/dev/null); then return 0; fi
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -228,41 +358,7 @@ AS_OWNER="sudo"
 [ "$OWNER" = root ] || AS_OWNER="sudo -u $OWNER"
 
 if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
-  say "Writing the service $UNIT_DIR/cuadra.service."
-  mkdir -p "$UNIT_DIR"
-  user_lines=""
-  if [ "$OWNER" != root ]; then user_lines="User=$OWNER
-Group=$OWNER"; fi
-  cat >"$UNIT_DIR/cuadra.service" <<EOF
-[Unit]
-Description=Cuadra: payment confirmation for the shop
-After=network-online.target
-Wants=network-online.target
-
-[Service]
-Type=simple
-$user_lines
-Environment=NODE_ENV=production
-ExecStart=$BIN_DIR/cuadra serve --data-dir $SYSTEM_DATA_DIR --no-init
-Restart=on-failure
-RestartSec=2
-TimeoutStopSec=10
-NoNewPrivileges=yes
-PrivateTmp=yes
-ProtectSystem=full
-ProtectHome=yes
-ReadWritePaths=$SYSTEM_DATA_DIR
-
-[Install]
-WantedBy=multi-user.target
-EOF
-  systemctl daemon-reload
-  systemctl enable cuadra.service >/dev/null 2>&1 || fail "systemd could not enable the service." "See: systemctl status cuadra"
-  # restart (not start) so that a second install runs the new binary
-  systemctl restart cuadra.service || fail "the service did not start." "See why with: journalctl -u cuadra -n 50"
-  say "Cuadra is running as the service 'cuadra' (starts by itself when the computer starts)."
-  note "Address: https://<this computer's address>:8443   Documentation: https://<address>:8443/docs"
-  note "Status: systemctl status cuadra     Logs: journalctl -u cuadra -f"
+  install_service
 else
   say "systemd is not running on this computer, so no service was set up."
   note "Start Cuadra yourself (for example from the computer's start-up script):"

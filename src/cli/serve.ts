@@ -20,6 +20,7 @@ import { tenants } from "../store/schema";
 import { VERSION } from "../version";
 import { CliError, readChoice, readInt, UsageError, type Command, type CommandContext } from "./framework";
 import { initHuman, initialise } from "./init";
+import { activityMode, startActivity } from "./activity";
 import { announce, instanceName, type Announcement } from "../pairing/announce";
 import { baseUrl, lanAddresses } from "../pairing/base-url";
 import { recordBoxAddress, DEFAULT_PORT, type BoxAddress } from "../pairing/box-address";
@@ -46,6 +47,7 @@ export const serveCommand: Command = {
     name: { type: "string", value: "NAME", description: "cli.opt.serve_name" },
     "no-mdns": { type: "boolean", description: "cli.opt.no_mdns" },
     "no-init": { type: "boolean", description: "cli.opt.no_init" },
+    activity: { type: "string", value: "auto|on|off", description: "cli.activity.option" },
   },
   async run(ctx, o) {
     // Listen for SIGTERM/SIGINT before anything slow (first-run init, certificate): a stop asked for
@@ -63,6 +65,7 @@ export const serveCommand: Command = {
     if (!Number.isFinite(scale) || scale < 0) throw new UsageError("cli.usage.scale", { value: scaleText });
     const publicUrl = o["public-url"] as string | undefined;
     if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) throw new UsageError("cli.usage.public_url", { value: publicUrl });
+    activityMode(o); // --activity is read again once serving; checked here, before anything starts
 
     // Before anything is created: a first start on a port in use must leave no shop, keys or code behind.
     await checkCanListen(host, port);
@@ -211,6 +214,15 @@ async function serveHeld(
     ...(tls ? { tls_fingerprint: tls.fingerprint } : {}),
   });
   if (certificateWarning) logger.event("warn", "the TLS certificate names none of this box's addresses", { addresses: unnamed });
+  // Lines for a person watching this terminal (issue 15), read from the database every second.
+  const activity = startActivity({
+    store,
+    clock: ctx.clock,
+    lang: ctx.lang,
+    write: ctx.out,
+    mode: activityMode(o),
+    onError: (e) => logger.event("error", "activity lines failed", { error: e.message }),
+  });
 
   // contract §17: failure to announce (no multicast interface) is logged once and never stops the server.
   const announcement: Announcement | null = o["no-mdns"]
@@ -271,6 +283,7 @@ async function serveHeld(
 
   await stop.wait;
   clearInterval(sweeper);
+  activity.stop();
   await stopGracefully(server, writer, delivery, announcement, ctx, logger.event);
   return undefined;
 }
