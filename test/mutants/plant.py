@@ -143,6 +143,28 @@ M = [
  ("src/console/pages/charge.ts", "return back && /^\\/console\\/[A-Za-z0-9._~%/#?=&-]*$/.test(back) && !back.startsWith(\"//\") ? back : \"/console/\";", "return back ?? \"/console/\";", "a form sends the browser anywhere", "CT"),
  ("src/console/index.ts", "              return redirect(\"/console/\", { \"set-cookie\": sessionCookie(session.token, isHttps(deps, request)) });", "              return redirect(\"/console/\", { \"set-cookie\": sessionCookie(session.token, false) });", "no Secure cookie over HTTPS", "CT"),
  ("src/console/assets.ts", "          if (!next || next.innerHTML === el.innerHTML || el.contains(document.activeElement)) return;", "          return;", "lists never update by themselves", "CE"),
+ # the command line (issue 15)
+ ("src/cli/did-you-mean.ts", "      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);", "", "a swap counts as two edits", "CL"),
+ ("src/cli/did-you-mean.ts", "  if (best && best.distance <= Math.max(1, Math.floor(word.length / 3))) return best.word;", "  if (best && best.distance <= word.length) return best.word;", "any word is a guess", "CL"),
+ ("src/cli/did-you-mean.ts", "    (k) => (word.length >= 2 && k.startsWith(word) && /[- ]/.test(k[word.length] ?? \"\")) || word.startsWith(`${k}-`) || word.startsWith(`${k} `),", "    (k) => word.startsWith(`${k} `),", "no guess by word boundary", "CL"),
+ ("src/cli/framework.ts", "  const locale = env.LC_ALL || env.LC_MESSAGES || env.LANG || \"\";", "  const locale = env.LANG || env.LC_ALL || \"\";", "LANG before LC_ALL", "CL"),
+ ("src/cli/framework.ts", "  const lower = String(v).trim().toLowerCase();", "  const lower = String(v).trim();", "values case-sensitive", "CL"),
+ ("src/cli/framework.ts", "      if (next !== undefined && !(next.startsWith(\"--\") && next.slice(2).split(\"=\")[0]! in specs)) {", "      if (next !== undefined) {", "an option taken as a value", "CL"),
+ ("src/cli/framework.ts", "const SUGGESTS = new Set<MessageKey>([\"cli.usage.unknown_command_guess\", \"cli.usage.unknown_option_guess\", \"cli.usage.unknown_command_group\"]);", "const SUGGESTS = new Set<MessageKey>([]);", "a guess followed by see --help", "CL"),
+ ("src/cli/framework.ts", "  if (!guess) {", "  if (false) {", "no group guess", "CL"),
+ ("src/cli/data-dir.ts", "  if (!create) {", "  if (false) {", "reading commands create the data folder", "CL"),
+ ("src/cli/data-dir.ts", "  if (owner !== null && ownerUid !== uid) {", "  if (false) {", "another user's folder not explained", "CLE"),
+ ("src/cli/shops.ts", "  if (shops.length === 1) return shops[0]!.tenant_id;", "  if (shops.length >= 1) return shops[0]!.tenant_id;", "first shop picked when several", "CL"),
+ ("src/cli/shops.ts", "    const byName = shops.filter((s) => s.name.trim().toLowerCase() === given.toLowerCase());", "    const byName = shops.filter((s) => s.name === given);", "shop name case-sensitive", "CL"),
+ ("src/i18n/format.ts", "  const zone = offset === 0 ? \"Z\" : `${offset > 0 ? \"+\" : \"-\"}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;", "  const zone = offset === 0 ? \"Z\" : `${offset > 0 ? \"-\" : \"+\"}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;", "offset sign swapped", "CLE"),
+ ("src/i18n/format.ts", "    ms = new Date(...parts).getTime(); // local time of the box", "    ms = Date.UTC(...parts); // local time of the box", "dates read as UTC", "CLE"),
+ ("src/i18n/format.ts", "  if (check.getUTCMonth() !== parts[1] || check.getUTCDate() !== parts[2] || parts[3] > 23 || parts[4] > 59 || parts[5] > 59) return null;", "", "impossible dates roll over", "CL"),
+ ("src/i18n/format.ts", "  if (minutes > 0 && days === 0) parts.push(t(\"cli.duration.minutes\", { n: minutes }));", "  if (minutes > 0) parts.push(t(\"cli.duration.minutes\", { n: minutes }));", "durations with three units", "CL"),
+ ("src/cli/commands.ts", "        r.status === \"revoked\" ? t(\"cli.devices.revoked\") : isOnline(d?.lastHeartbeatAt ?? null, now) ? t(\"cli.devices.online\") : t(\"cli.devices.offline\");", "        r.status === \"revoked\" ? t(\"cli.devices.revoked\") : isOnline(r.last_seen_at, now) ? t(\"cli.devices.online\") : t(\"cli.devices.offline\");", "online by last_seen_at", "CL"),
+ ("src/cli/commands.ts", "  return `${head}\\n${t(\"cli.license.refused\")}`;", "  return head;", "suspension not explained", "CL"),
+ ("src/cli/commands.ts", "      const environment = readEnvironment(o, \"live\");", "      const environment = readEnvironment(o);", "code create needs --env", "CL"),
+ ("src/cli/serve.ts", "    await checkCanListen(host, port);", "", "port checked after the shop is made", "CLE"),
+ ("src/cli/serve.ts", "  } else if (hasTenant && name !== undefined && name.trim() !== firstShopName(store)) {", "  } else if (false) {", "--name ignored silently", "CLE"),
 ]
 TESTS = "test/matching-engine.test.ts test/matching-service.test.ts test/matching-properties.test.ts test/reevaluation.test.ts test/payments-duplicates.test.ts test/device-auth.test.ts test/signing.test.ts test/device-events.test.ts test/connector-feed.test.ts test/connector-views.test.ts test/unit-cursor.test.ts test/writer.test.ts test/concurrency.test.ts test/connector-isolation.test.ts test/connector-manual.test.ts test/events-by-hour.test.ts test/webhooks-schedule.test.ts test/webhooks-http.test.ts".split()
 PT = "test/pairing-unit.test.ts test/pairing-tls.test.ts test/device-client.test.ts test/device-codes.test.ts test/device-activation.test.ts test/cli-commands.test.ts".split()
@@ -150,12 +172,14 @@ PE = "test/e2e-pairing.test.ts".split()
 LT = "test/connector-lists.test.ts test/unit-cursor.test.ts test/connector-manual.test.ts test/connector-views.test.ts test/connector-query-plans.test.ts".split()
 CT = "test/console-unit.test.ts test/console-http.test.ts test/cli-commands.test.ts".split()
 CE = "test/e2e-console-browser.test.ts".split()
+CL = "test/cli-usage.test.ts test/cli-unit.test.ts test/cli-listings.test.ts test/cli-commands.test.ts test/cli-framework.test.ts".split()
+CLE = "test/e2e-cli.test.ts".split()
 NT = "test/notifications-recogniser.test.ts test/notifications-http.test.ts test/device-events.test.ts test/connector-views.test.ts".split()
 only = set(int(x) for x in sys.argv[1:]) if len(sys.argv) > 1 else None
 res = []
 for i,m in enumerate(M):
     f,old,new,name = m[:4]
-    tests = {"NT": NT, "PT": PT, "PE": PE, "LT": LT, "CT": CT, "CE": CE}[m[4]] if len(m) > 4 else TESTS
+    tests = {"NT": NT, "PT": PT, "PE": PE, "LT": LT, "CT": CT, "CE": CE, "CL": CL, "CLE": CLE}[m[4]] if len(m) > 4 else TESTS
     if only is not None and i not in only: continue
     src = open(f).read()
     if old not in src:
