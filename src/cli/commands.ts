@@ -1,7 +1,5 @@
 // The commands of contract §1, except `serve` (serve.ts). Each is a thin layer over a service; the
 // `--json` documents are the contract's, the human output is for the person at the shop.
-import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
 import { inArray } from "drizzle-orm";
 import { CODE_TTL_DEFAULT_S, CODE_TTL_MAX_S, createActivationCode } from "../device/codes";
 import { isOnline } from "../device/model";
@@ -18,6 +16,7 @@ import { serveCommand } from "./serve";
 import { notificationCommands } from "./notification-commands";
 import { webhookCommands } from "./webhook-commands";
 import { consoleCommands } from "./console-commands";
+import { backupCommands } from "./backup-commands";
 import { shopOf, tenantOption } from "./shops";
 
 const envOption = { env: { type: "string", value: "live|test", required: true, description: "cli.opt.env" } } as const;
@@ -232,18 +231,7 @@ export const commands: Command[] = [
   ...webhookCommands,
   ...consoleCommands,
   ...notificationCommands,
-  {
-    path: ["backup"],
-    summary: "cli.cmd.backup",
-    options: { to: { type: "string", value: "FILE", required: true, description: "cli.opt.backup_to" } },
-    run: (ctx, o) => {
-      const file = resolve(requireString(o, "to"));
-      if (existsSync(file)) throw new Error(`${file} already exists; choose a new file name`);
-      // VACUUM INTO reads one snapshot, so concurrent writers neither block nor tear the copy.
-      ctx.store().sqlite.run("VACUUM INTO ?", [file]);
-      return { file, bytes: statSync(file).size };
-    },
-  },
+  ...backupCommands,
   {
     path: ["version"],
     summary: "cli.cmd.version",

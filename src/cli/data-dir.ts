@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { DomainError } from "../errors";
-import { DB_FILE, openStore, type Store } from "../store/db";
+import { BoxKeyError, DB_FILE, openStore, type Store } from "../store/db";
 import { NotFoundError } from "../tenants/service";
 import { CliError, type CommandContext } from "./framework";
 
@@ -85,6 +85,11 @@ const shellWord = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace
 export function explainFailure(e: unknown, ctx: CommandContext): string {
   const path = resolve(ctx.dataDir);
   if (e instanceof CliError) return ctx.t(e.key, e.values);
+  // issue 15: a master.key that is not the database's own, or a damaged database: what to put back, never "delete it".
+  if (e instanceof BoxKeyError) return ctx.t(`cli.box_key.${e.problem}`, { key: e.keyFile, db: e.dbFile });
+  if (/^SQLITE_(CORRUPT|NOTADB)/.test(String((e as { code?: unknown })?.code ?? ""))) {
+    return ctx.t("cli.integrity.damaged", { file: join(path, DB_FILE), path, detail: (e as Error).message });
+  }
   if (e instanceof NotFoundError) return ctx.t(`cli.not_found.${e.kind}`, { id: e.id, path });
   if (e instanceof DomainError && e.code === "console_session_not_found") return ctx.t("cli.not_found.session", { id: String(e.extra.session_id ?? ""), path });
   if (isPermissionProblem(e)) return permissionMessage(e, ctx);

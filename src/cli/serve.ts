@@ -20,6 +20,7 @@ import { tenants } from "../store/schema";
 import { VERSION } from "../version";
 import { CliError, readChoice, readInt, UsageError, type Command, type CommandContext } from "./framework";
 import { initHuman, initialise } from "./init";
+import { checkDatabase } from "./integrity";
 import { activityMode, startActivity } from "./activity";
 import { announce, instanceName, type Announcement } from "../pairing/announce";
 import { baseUrl, lanAddresses } from "../pairing/base-url";
@@ -98,6 +99,7 @@ async function serveHeld(
   { host, port, tlsMode, certFile, keyFile, scale, publicUrl }: ServeOptions,
 ): Promise<undefined> {
   const store = ctx.store();
+  checkDatabase(store); // issue 15: a damaged database is refused, before anything starts on it
   const tls = certFile && keyFile ? loadTls(resolve(certFile), resolve(keyFile)) : tlsMode === "auto" ? await ensureSelfSignedCert(ctx.dataDir) : null;
   const logger = jsonLogger();
   const secretBox = await createSecretBox(loadMasterKey(ctx.dataDir));

@@ -7,7 +7,8 @@ import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema";
 import { ensureDataDir } from "./data-dir";
 import { embeddedMigrations, type MigrationMeta } from "./migrations";
-import { loadMasterKey } from "./secret-box";
+import { constantTimeEqual } from "../ids";
+import { BoxKeyError, loadMasterKey, MASTER_KEY_CHECK_SETTING, MASTER_KEY_FILE, masterKeyCheck } from "./secret-box";
 import { rehashLegacyOnce, useHashKey } from "./secret-hash";
 
 export type Db = BunSQLiteDatabase<typeof schema>;
@@ -28,7 +29,7 @@ export const CACHE_KIB = 64 * 1024;
 export const WAL_AUTOCHECKPOINT_PAGES = 4000;
 const MIGRATIONS_TABLE = "__drizzle_migrations";
 
-export { ensureDataDir };
+export { ensureDataDir, BoxKeyError };
 
 export interface OpenOptions {
   /** Apply only the first N migrations (tests of upgrades from an older schema). */
@@ -54,9 +55,21 @@ export function openStore(dataDir: string, opts: OpenOptions = {}): Store {
   // FULL: an acknowledged write survives power loss (contract §6, §13).
   sqlite.run("PRAGMA synchronous = FULL");
   const known = embeddedMigrations();
-  const masterKey = loadMasterKey(dataDir);
+  let masterKey: Uint8Array<ArrayBuffer>;
+  try {
+    // A new key only for a database that holds nothing yet; never for one with a box's data in it.
+    masterKey = loadMasterKey(dataDir, { create: !holdsData(sqlite) });
+  } catch (e) {
+    sqlite.close();
+    throw e;
+  }
   useHashKey(sqlite, masterKey);
-  migrate(sqlite, known, known.slice(0, opts.migrateUpTo), masterKey);
+  try {
+    migrate(sqlite, known, known.slice(0, opts.migrateUpTo), masterKey, dataDir);
+  } catch (e) {
+    sqlite.close();
+    throw e;
+  }
   sqlite.run("PRAGMA foreign_keys = ON");
   // Page cache: at most 64 MiB (the default is 2 MiB), allocated only as pages are read. With a
   // million stored events every insert and lookup lands on a different leaf of the random-keyed
@@ -88,7 +101,7 @@ export function openStore(dataDir: string, opts: OpenOptions = {}): Store {
  * migrator it reads the applied list inside BEGIN IMMEDIATE, so a server and a CLI command that
  * start at once on a new data dir do not both try to create the tables.
  */
-function migrate(sqlite: Database, known: MigrationMeta[], migrations: MigrationMeta[], masterKey: Uint8Array): void {
+function migrate(sqlite: Database, known: MigrationMeta[], migrations: MigrationMeta[], masterKey: Uint8Array, dataDir: string): void {
   // foreign_keys is a no-op inside a transaction; switch it off outside (drizzle issue 5782).
   sqlite.run("PRAGMA foreign_keys = OFF");
   sqlite.run(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`);
@@ -116,13 +129,40 @@ function migrate(sqlite: Database, known: MigrationMeta[], migrations: Migration
       const broken = sqlite.query("PRAGMA foreign_key_check").all();
       if (broken.length > 0) throw new Error(`migration left ${broken.length} rows with broken foreign keys`);
     }
-    // contract §20: key and code hashes under the master key (once; secret-hash.ts).
-    if (sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'box_settings'").get()) rehashLegacyOnce(sqlite, masterKey);
+    if (sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'box_settings'").get()) {
+      // Before anything is hashed under it: the key must be this database's own.
+      checkMasterKey(sqlite, masterKey, dataDir);
+      // contract §20: key and code hashes under the master key (once; secret-hash.ts).
+      rehashLegacyOnce(sqlite, masterKey);
+    }
     sqlite.run("COMMIT");
   } catch (e) {
     sqlite.run("ROLLBACK");
     throw e;
   }
+}
+
+/** Whether the database holds a box's data: a shop, or the check value of a master key. */
+function holdsData(sqlite: Database): boolean {
+  const has = (table: string) => sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== null;
+  if (has("tenants") && sqlite.query("SELECT 1 FROM tenants LIMIT 1").get() !== null) return true;
+  return has("box_settings") && sqlite.query("SELECT 1 FROM box_settings WHERE key = ?").get(MASTER_KEY_CHECK_SETTING) !== null;
+}
+
+/**
+ * The database records which master key is its own (box_settings, a check value that reveals nothing
+ * of the key); a database opened with another key is refused before anything is read or hashed with
+ * it. A database from before this check records the key it is opened with. Runs in the caller's
+ * IMMEDIATE transaction.
+ */
+function checkMasterKey(sqlite: Database, masterKey: Uint8Array, dataDir: string): void {
+  const expected = masterKeyCheck(masterKey);
+  const row = sqlite.query<{ value: string }, [string]>("SELECT value FROM box_settings WHERE key = ?").get(MASTER_KEY_CHECK_SETTING);
+  if (!row) {
+    sqlite.run("INSERT INTO box_settings (key, value) VALUES (?, ?)", [MASTER_KEY_CHECK_SETTING, expected]);
+    return;
+  }
+  if (!constantTimeEqual(row.value, expected)) throw new BoxKeyError("mismatch", join(dataDir, MASTER_KEY_FILE), join(dataDir, DB_FILE));
 }
 
 /**
