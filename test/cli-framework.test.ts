@@ -1,6 +1,6 @@
 // The command-line framework: parsing, --help, --json, data dir, exit codes 0/1/2 (contract §1).
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../src/clock";
@@ -176,6 +176,23 @@ describe("data dir", () => {
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, "cuadra.db"))).toBe(true);
     expect(() => opened!.sqlite.query("SELECT 1").get()).toThrow(/closed/);
+  });
+
+  test("a command that only reads never creates a data folder or a database: it names the folder it looked in", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "cuadra-cli-"));
+    dirs.push(parent);
+    const none = await run(["where", "--data-dir", join(parent, "cuadra-data")]);
+    expect(none.code).toBe(0); // a command that does not open the store does not care
+    const missing = await run(["rows", "--data-dir", join(parent, "cuadra-data")]);
+    expect(missing.code).toBe(0);
+    const reading: Command = { path: ["count"], summary: "cli.cmd.version", run: (ctx) => ({ n: ctx.store().sqlite.query("SELECT 1 AS n").get() }) };
+    const r1: string[] = [];
+    expect(await runCli([reading], ["count", "--data-dir", join(parent, "cuadra-data")], { env: {}, clock: new ManualClock(), out: () => {}, err: (t) => r1.push(t) })).toBe(1);
+    expect(r1).toEqual([expect.stringContaining(`there is no Cuadra data folder at ${join(parent, "cuadra-data")}`)]);
+    const r2: string[] = [];
+    expect(await runCli([reading], ["count", "--data-dir", parent], { env: {}, clock: new ManualClock(), out: () => {}, err: (t) => r2.push(t) })).toBe(1);
+    expect(r2).toEqual([expect.stringContaining(`the folder ${parent} holds no Cuadra database (${join(parent, "cuadra.db")})`)]);
+    expect(readdirSync(parent)).toEqual([]);
   });
 
   test("a data dir that cannot be created is a failure (1), not a usage error", async () => {

@@ -9,6 +9,7 @@ import { commands } from "../src/cli/commands";
 import { runCli } from "../src/cli/framework";
 import { ManualClock } from "../src/clock";
 import { openStore, type Db } from "../src/store/db";
+import { eq } from "drizzle-orm";
 import { devices } from "../src/store/schema";
 import { writes } from "../src/writes";
 
@@ -36,6 +37,9 @@ beforeAll(async () => {
       .run();
   phone("dev_caja1", "Caja 1");
   phone("dev_caja2", "Caja 2");
+  phone("dev_caja3", "Caja 3");
+  // Caja 3 sent a payment just now but its last heartbeat is 10 minutes old: offline (§5 is by heartbeat).
+  store.db.update(devices).set({ lastHeartbeatAt: clock.now() - 600_000, lastSeenAt: clock.now() }).where(eq(devices.id, "dev_caja3")).run();
   store.db.transaction((tx) =>
     writes.recordHeartbeat(tx as unknown as Db, { now: clock.now(), deviceId: "dev_caja1", signedAt: clock.now(), report: { battery_level: 87, charging: true } }),
   );
@@ -52,6 +56,8 @@ describe("device list", () => {
       expect.stringMatching(/^ {2}online · battery 87%, charging · last seen just now \(22 Nov 2026, \d\d:00 \(.+\)\)$/),
       "Caja 2  (dev_caja2, android, live)",
       "  OFFLINE · battery unknown · never connected",
+      "Caja 3  (dev_caja3, android, live)",
+      expect.stringMatching(/^ {2}OFFLINE · battery unknown · last seen just now/),
     ]);
   });
 
@@ -75,16 +81,16 @@ describe("license", () => {
   test("suspending says what it does to the phones' payments, and how to undo it", async () => {
     const r = await cuadra(["license", "set", "--status", "suspended"]);
     expect(r.out).toBe(
-      "License: SUSPENDED (plan standard, 1 of 5 phones).\nThe phones' payments are refused and not stored, so no order is marked paid. The phones keep them and send them again once the license is active (cuadra license set --status active).",
+      "License: SUSPENDED (plan standard, 2 of 5 phones).\nThe phones' payments are refused and not stored, so no order is marked paid. The phones keep them and send them again once the license is active (cuadra license set --status active).",
     );
-    expect((await cuadra(["license", "show"], "es_PE.UTF-8")).out).toStartWith("Licencia: SUSPENDIDA (plan standard, 1 de 5 teléfonos).\nLos pagos que envían los teléfonos se rechazan");
-    expect((await cuadra(["license", "set", "--status", "active"])).out).toBe("License: active, plan standard, 1 of 5 phones.");
+    expect((await cuadra(["license", "show"], "es_PE.UTF-8")).out).toStartWith("Licencia: SUSPENDIDA (plan standard, 2 de 5 teléfonos).\nLos pagos que envían los teléfonos se rechazan");
+    expect((await cuadra(["license", "set", "--status", "active"])).out).toBe("License: active, plan standard, 2 of 5 phones.");
   });
 
   test("an expiry in the past reads as expired, with the same warning", async () => {
     const r = await cuadra(["license", "set", "--expires-at", String(clock.now() - 1000)]);
-    expect(r.out).toMatch(/^License: EXPIRED on 22 Nov 2026, \d\d:04 \(.+\) \(plan standard, 1 of 5 phones\)\.\nThe phones' payments are refused/);
-    expect((await cuadra(["license", "set", "--expires-at", "none"])).out).toBe("License: active, plan standard, 1 of 5 phones.");
+    expect(r.out).toMatch(/^License: EXPIRED on 22 Nov 2026, \d\d:04 \(.+\) \(plan standard, 2 of 5 phones\)\.\nThe phones' payments are refused/);
+    expect((await cuadra(["license", "set", "--expires-at", "none"])).out).toBe("License: active, plan standard, 2 of 5 phones.");
   });
 });
 

@@ -57,6 +57,7 @@ describe("times and lengths of time", () => {
     expect(duration(259_200, en)).toBe("3 days");
     expect(duration(259_200, es)).toBe("3 días");
     expect(duration(90_000, es)).toBe("1 día 1 h");
+    expect(duration(86_460, en)).toBe("1 day"); // minutes are not worth saying beside days
   });
 
   test("typed lengths of time: seconds, or a number with s, m, min, h, d", () => {
