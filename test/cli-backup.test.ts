@@ -21,6 +21,7 @@ import { BoxKeyError, createSecretBox, loadMasterKey, MASTER_KEY_CHECK_SETTING, 
 import { findActiveKey } from "../src/tenants/service";
 import { activatePhone, paymentEvent, postEvent } from "./support/device";
 import { makeTestApp } from "./support/harness";
+import { runCuadra } from "./support/cli";
 
 const clock = new ManualClock();
 const made: string[] = [];
@@ -35,18 +36,16 @@ const tempDir = () => {
 };
 const missing = () => join(tempDir(), "box");
 
-async function cuadra(dataDir: string, argv: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(commands, [...argv, "--data-dir", dataDir], { env, clock, out: (t) => out.push(t), err: (t) => err.push(t) });
-  const stdout = out.join("\n");
-  let json: any;
+const cuadra = (dataDir: string, argv: string[], env: Record<string, string> = {}) => runCuadra(dataDir, argv, { clock, env });
+
+/** What `fn` throws (undefined if nothing). */
+function thrown(fn: () => unknown): unknown {
   try {
-    json = JSON.parse(stdout);
-  } catch {
-    json = undefined;
+    fn();
+  } catch (e) {
+    return e;
   }
-  return { code, stdout, stderr: err.join("\n"), json };
+  return undefined;
 }
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -420,12 +419,7 @@ describe("the master key belongs to its database", () => {
     const dir = tempDir();
     openStore(dir).close();
     rmSync(join(dir, "master.key"));
-    let error: unknown;
-    try {
-      openStore(dir);
-    } catch (e) {
-      error = e;
-    }
+    const error = thrown(() => openStore(dir));
     expect(error).toBeInstanceOf(BoxKeyError);
     expect((error as BoxKeyError).problem).toBe("missing");
     expect(existsSync(join(dir, "master.key"))).toBe(false);
@@ -436,12 +430,7 @@ describe("the master key belongs to its database", () => {
     const other = await box();
     writeFileSync(join(dir, "master.key"), readFileSync(join(other, "master.key")));
     const db = readFileSync(join(dir, DB_FILE));
-    let error: unknown;
-    try {
-      openStore(dir);
-    } catch (e) {
-      error = e;
-    }
+    const error = thrown(() => openStore(dir));
     expect(error).toBeInstanceOf(BoxKeyError);
     expect((error as BoxKeyError).problem).toBe("mismatch");
     expect((error as Error).message).toContain("Do not delete the database");

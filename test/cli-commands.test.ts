@@ -13,6 +13,7 @@ import { ManualClock } from "../src/clock";
 import { VERSION } from "../src/version";
 import { createSignInLink, openSession } from "../src/console/sessions";
 import { openStore } from "../src/store/db";
+import { runCuadra } from "./support/cli";
 
 const clock = new ManualClock();
 let dir: string;
@@ -21,19 +22,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cuadra(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(commands, [...argv, "--data-dir", dir], { env: {}, clock, out: (t) => out.push(t), err: (t) => err.push(t) });
-  const stdout = out.join("\n");
-  let json: any;
-  try {
-    json = JSON.parse(stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code, stdout, stderr: err.join("\n"), errLines: err.length, json };
-}
+const cuadra = (...argv: string[]) => runCuadra(dir, argv, { clock });
 
 const LIVE_KEY = /^sk_live_[0-9A-Za-z]{32,}$/;
 const TEST_KEY = /^sk_test_[0-9A-Za-z]{32,}$/;

@@ -1,50 +1,24 @@
 // Backups over the built binary (issue 15): a backup taken while the box serves restores a whole box
 // elsewhere, with the same certificate, so the same phone goes on working; a box whose master.key is
 // gone, or whose database is damaged, refuses to start and says what to do.
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { closeSync, existsSync, openSync, readdirSync, rmSync, statSync, writeSync } from "node:fs";
-import { createHash } from "node:crypto";
-import { connect } from "node:tls";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DeviceClient } from "../src/client/device-client";
 import { fingerprintForPeople } from "../src/pairing/uri";
-import { BINARY, buildBinary, cli, freePort, phoneEvent, startServer, tempDirsRemovedAfterAll, type RunningServer } from "./support/e2e";
+import { BINARY, buildBinary, cli, freePort, phoneEvent, createShop, servedFingerprint, serversKilledAfterAll, tempDirsRemovedAfterAll } from "./support/e2e";
 
 // Boxes that make their certificate (an RSA key) on a busy machine.
 setDefaultTimeout(60_000);
 
 const temp = tempDirsRemovedAfterAll();
-const running: RunningServer[] = [];
-afterAll(async () => {
-  for (const s of running) if (s.proc.exitCode === null) await s.stop("SIGKILL");
-});
-const start = async (opts: Parameters<typeof startServer>[0]) => {
-  const s = await startServer(opts);
-  running.push(s);
-  return s;
-};
+const start = serversKilledAfterAll();
 
 const phone = { device_label: "Caja 1", app_version: "1.4.0", platform: "android" as const, os_version: "14" };
 
-/** SHA-256 of the certificate a TLS connection to the port is given: what a phone sees. */
-function servedFingerprint(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
-      const der = socket.getPeerCertificate().raw;
-      socket.destroy();
-      resolve(createHash("sha256").update(der).digest("hex"));
-    });
-    socket.once("error", reject);
-  });
-}
-
-async function shop(dataDir: string, name: string): Promise<string> {
-  const r = await cli(dataDir, ["tenant", "create", "--name", name, "--json"]);
-  expect(r.code).toBe(0);
-  return r.json.tenant_id;
-}
+const shop = createShop;
 
 /** `serve` on a data dir expected to refuse to start: its exit code and what it said. */
 async function serveRefused(dataDir: string): Promise<{ code: number; stderr: string; stdout: string }> {

@@ -1,17 +1,15 @@
 // contract §17 over the built binary: the pairing URI that `code create` gives, the certificate the
 // box actually serves, a phone that pairs and pins it, the announcement on the local network, and a
 // phone that finds its box again after the box moved.
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createHash } from "node:crypto";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generate } from "selfsigned";
-import { connect } from "node:tls";
 import { DeviceClient } from "../src/client/device-client";
 import { PinMismatchError } from "../src/client/pinning";
 import { parsePairingUri } from "../src/pairing/uri";
-import { cli, freePort, phoneEvent, ROOT, startServer, tempDirsRemovedAfterAll, type RunningServer } from "./support/e2e";
+import { cli, freePort, phoneEvent, ROOT, createShop, servedFingerprint, serversKilledAfterAll, tempDirsRemovedAfterAll } from "./support/e2e";
 import { mdnsPeer, multicastWorks, txtOf } from "./support/mdns";
 import { decodeTerminalQr } from "./support/qr";
 
@@ -19,35 +17,11 @@ import { decodeTerminalQr } from "./support/qr";
 setDefaultTimeout(60_000);
 
 const temp = tempDirsRemovedAfterAll();
-const running: RunningServer[] = [];
-afterAll(async () => {
-  for (const s of running) if (s.proc.exitCode === null) await s.stop("SIGKILL");
-});
-const start = async (opts: Parameters<typeof startServer>[0]) => {
-  const s = await startServer(opts);
-  running.push(s);
-  return s;
-};
+const start = serversKilledAfterAll();
 
 const phone = { device_label: "Caja 1", app_version: "1.4.0", platform: "android" as const, os_version: "14" };
 
-/** SHA-256 of the certificate a TLS connection to the port is given: what a phone sees. */
-function servedFingerprint(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
-      const der = socket.getPeerCertificate().raw;
-      socket.destroy();
-      resolve(createHash("sha256").update(der).digest("hex"));
-    });
-    socket.once("error", reject);
-  });
-}
-
-async function shop(dataDir: string, name: string): Promise<string> {
-  const r = await cli(dataDir, ["tenant", "create", "--name", name, "--json"]);
-  expect(r.code).toBe(0);
-  return r.json.tenant_id;
-}
+const shop = createShop;
 
 async function pairingUri(dataDir: string, tenantId: string): Promise<string> {
   const r = await cli(dataDir, ["code", "create", "--tenant", tenantId, "--env", "live", "--json"]);

@@ -1,6 +1,8 @@
 // End-to-end support: build the real binary once per test run, start it on a free loopback port
 // with a temporary data dir, run its CLI.
 import { afterAll } from "bun:test";
+import { createHash } from "node:crypto";
+import { connect } from "node:tls";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -160,4 +162,39 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       return await proc.exited;
     },
   };
+}
+
+/**
+ * startServer for a test file that may leave boxes running when a test fails: every one still
+ * running is killed when the file ends. Call once at the top: `const start = serversKilledAfterAll()`.
+ */
+export function serversKilledAfterAll(): (opts?: StartOptions) => Promise<RunningServer> {
+  const running: RunningServer[] = [];
+  afterAll(async () => {
+    for (const s of running) if (s.proc.exitCode === null) await s.stop("SIGKILL");
+  });
+  return async (opts) => {
+    const s = await startServer(opts);
+    running.push(s);
+    return s;
+  };
+}
+
+/** SHA-256 of the certificate a TLS connection to the port is given: what a phone sees. */
+export function servedFingerprint(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
+      const der = socket.getPeerCertificate().raw;
+      socket.destroy();
+      resolve(createHash("sha256").update(der).digest("hex"));
+    });
+    socket.once("error", reject);
+  });
+}
+
+/** `cuadra tenant create --name NAME` on the data dir; the new tenant's id. */
+export async function createShop(dataDir: string, name: string): Promise<string> {
+  const r = await cli(dataDir, ["tenant", "create", "--name", name, "--json"]);
+  if (r.code !== 0) throw new Error(`tenant create failed: ${r.stderr}`);
+  return r.json.tenant_id;
 }
