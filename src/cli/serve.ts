@@ -193,7 +193,7 @@ async function serveHeld(
   // Warned only when the certificate names none of them: one address it names is enough for browsers.
   const ownAddresses = listensEverywhere ? lanAddresses() : [host];
   const unnamed = tls ? addressesNotInCertificate(tls.cert, ownAddresses) : [];
-  const certificateWarning = unnamed.length > 0 && unnamed.length === ownAddresses.length ? certificateWarningText(unnamed) : null;
+  const certificateWarning = unnamed.length > 0 && unnamed.length === ownAddresses.length ? ctx.t("cli.serve.cert_names_none", { addresses: unnamed.join(", ") }) : null;
   const { t } = ctx;
   ctx.out(
     [
@@ -311,15 +311,6 @@ const urlHost = (h: string) => (h.includes(":") ? `[${h}]` : h);
 /** The shop the announcement is named after: the first one made (a box almost always has one). */
 function firstShopName(store: Store): string | null {
   return store.db.select({ name: tenants.name }).from(tenants).orderBy(tenants.createdAt, tenants.id).limit(1).get()?.name ?? null;
-}
-
-function certificateWarningText(addresses: string[]): string {
-  return [
-    `Note: the TLS certificate names none of this computer's addresses (${addresses.join(", ")}): it was made when the computer had another one.`,
-    `  Phones paired with a QR code are not affected: they trust the box by its fingerprint, not by its address, and find it again on the local network.`,
-    `  Browsers warn about the name, and curl needs -k (compare the fingerprint above). Do not delete tls/: a new certificate`,
-    `  has a new fingerprint, and every phone would have to be paired again.`,
-  ].join("\n");
 }
 
 /** Records the first SIGTERM/SIGINT. The handlers stay installed, so a second signal during the

@@ -380,6 +380,7 @@ export const en: Record<MessageKey, string> = {
   "cli.serve.pairing": "  Phones pair with: {url}{announced}",
   "cli.serve.announced": ", announced on the local network as {name}",
   "cli.serve.data": "  Data: {path}",
+  "cli.serve.cert_names_none": "Note: the TLS certificate names none of this computer's addresses ({addresses}): it was made when the computer had another one.\n  Phones paired with a QR code are not affected: they trust the box by its fingerprint, not by its address, and find it again on the local network.\n  Browsers warn about the name, and curl needs -k (compare the fingerprint above). Do not delete tls/: a new certificate\n  has a new fingerprint, and every phone would have to be paired again.",
   "cli.serve.stop": "Press Ctrl+C to stop.",
   "cli.serve.port_in_use": "port {port} on {host} is already in use (is Cuadra already running?): stop the other program, or pick another port with --port. Nothing was created.",
   "cli.serve.host_unavailable": "cannot listen on {host}:{port} ({reason}): check --host. Nothing was created.",

@@ -379,6 +379,7 @@ export const es = {
   "cli.serve.pairing": "  Los teléfonos se vinculan con: {url}{announced}",
   "cli.serve.announced": ", anunciada en la red local como {name}",
   "cli.serve.data": "  Datos: {path}",
+  "cli.serve.cert_names_none": "Nota: el certificado TLS no nombra ninguna de las direcciones de esta computadora ({addresses}): se hizo cuando tenía otra.\n  Los teléfonos vinculados con un código QR no se ven afectados: reconocen la caja por su huella, no por su dirección, y la vuelven a encontrar en la red local.\n  El navegador avisará por el nombre, y curl necesita -k (compara la huella de arriba). No borres tls/: un certificado nuevo\n  tiene otra huella, y habría que volver a vincular cada teléfono.",
   "cli.serve.stop": "Presiona Ctrl+C para detenerlo.",
   "cli.serve.port_in_use": "el puerto {port} en {host} ya está en uso (¿Cuadra ya está funcionando?): detén el otro programa o elige otro puerto con --port. No se creó nada.",
   "cli.serve.host_unavailable": "no se puede escuchar en {host}:{port} ({reason}): revisa --host. No se creó nada.",
