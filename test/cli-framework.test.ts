@@ -1,11 +1,11 @@
 // The command-line framework: parsing, --help, --json, data dir, exit codes 0/1/2 (contract §1).
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../src/clock";
 import { readEnvironment, readInt, requireString, runCli, UsageError, type Command } from "../src/cli/framework";
-import type { Store } from "../src/store/db";
+import { NewerDataError, type Store } from "../src/store/db";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -199,6 +199,31 @@ describe("data dir", () => {
     const r = await run(["open", "--data-dir", "/proc/cuadra-cannot-be-here"]);
     expect(r.code).toBe(1);
     expect(r.errLines).toHaveLength(1);
+  });
+});
+
+describe("failures a person can act on", () => {
+  const failing = (name: string, fail: () => never): Command => ({ path: [name], summary: "cli.cmd.version", run: fail });
+  const explained = async (cmd: Command, LANG = "C") => {
+    const err: string[] = [];
+    const code = await runCli([cmd], [cmd.path[0]!, "--data-dir", "/srv/cuadra"], { env: { LANG }, clock: new ManualClock(), out: () => {}, err: (t) => err.push(t) });
+    return { code, err };
+  };
+
+  test("a missing file is named; a folder written by a newer Cuadra says what to install; both in the reader's language", async () => {
+    const nofile = failing("read", () => {
+      readFileSync("/nonexistent/cert.pem");
+      throw new Error("unreachable");
+    });
+    expect(await explained(nofile)).toEqual({ code: 1, err: ["error: the file /nonexistent/cert.pem does not exist"] });
+    expect(await explained(nofile, "es_PE.UTF-8")).toEqual({ code: 1, err: ["error: el archivo /nonexistent/cert.pem no existe"] });
+    const newer = failing("old", () => {
+      throw new NewerDataError();
+    });
+    expect(await explained(newer)).toEqual({
+      code: 1,
+      err: ["error: the data folder /srv/cuadra was written by a newer version of Cuadra; install that version (or a newer one) to use it"],
+    });
   });
 });
 

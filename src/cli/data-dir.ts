@@ -3,10 +3,10 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { DomainError } from "../errors";
-import { BoxKeyError, DB_FILE, openStore, type Store } from "../store/db";
+import { BoxKeyError, DB_FILE, NewerDataError, openStore, type Store } from "../store/db";
 import { NotFoundError } from "../tenants/service";
 import { CliError, type CommandContext } from "./framework";
+import { isDamage } from "./integrity";
 
 /**
  * The data dir's database. Only init, serve, tenant create and restore make a new one (contract §1:
@@ -87,11 +87,11 @@ export function explainFailure(e: unknown, ctx: CommandContext): string {
   if (e instanceof CliError) return ctx.t(e.key, e.values);
   // issue 15: a master.key that is not the database's own, or a damaged database: what to put back, never "delete it".
   if (e instanceof BoxKeyError) return ctx.t(`cli.box_key.${e.problem}`, { key: e.keyFile, db: e.dbFile });
-  if (/^SQLITE_(CORRUPT|NOTADB)/.test(String((e as { code?: unknown })?.code ?? ""))) {
-    return ctx.t("cli.integrity.damaged", { file: join(path, DB_FILE), path, detail: (e as Error).message });
-  }
+  if (isDamage(e)) return ctx.t("cli.integrity.damaged", { file: join(path, DB_FILE), path, detail: (e as Error).message });
+  if (e instanceof NewerDataError) return ctx.t("cli.data.newer", { path });
   if (e instanceof NotFoundError) return ctx.t(`cli.not_found.${e.kind}`, { id: e.id, path });
-  if (e instanceof DomainError && e.code === "console_session_not_found") return ctx.t("cli.not_found.session", { id: String(e.extra.session_id ?? ""), path });
   if (isPermissionProblem(e)) return permissionMessage(e, ctx);
+  const missing = e as NodeJS.ErrnoException;
+  if (missing.code === "ENOENT" && missing.path) return ctx.t("cli.file.missing", { file: resolve(missing.path) });
   return e instanceof Error ? e.message : String(e);
 }

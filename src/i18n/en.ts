@@ -315,6 +315,8 @@ export const en: Record<MessageKey, string> = {
   "cli.usage.tenant_ambiguous": "this box has {count} shops; say which one with --tenant: {shops}",
   "cli.data.missing": "there is no Cuadra data folder at {path}. Run the command in the folder where you started Cuadra, or give the folder: --data-dir DIR (or CUADRA_DATA_DIR=DIR); to start a new shop there: cuadra init --name NAME",
   "cli.data.no_database": "the folder {path} holds no Cuadra database ({file}). Give the data folder with --data-dir DIR (or CUADRA_DATA_DIR=DIR); to start a new shop there: cuadra init --name NAME",
+  "cli.data.newer": "the data folder {path} was written by a newer version of Cuadra; install that version (or a newer one) to use it",
+  "cli.file.missing": "the file {file} does not exist",
   "cli.permission.other_user": "cannot open {file}: it belongs to the user '{owner}' and you are '{me}'. Run the command as that user: {command}",
   "cli.permission.denied": "cannot open {file}: permission denied. Check who owns it with: ls -l {file}",
   "cli.not_found.tenant": "no shop {id} in the data folder {path}; see 'cuadra tenant list'",

@@ -314,6 +314,8 @@ export const es = {
   "cli.usage.tenant_ambiguous": "esta caja tiene {count} negocios; di cuál con --tenant: {shops}",
   "cli.data.missing": "no hay una carpeta de datos de Cuadra en {path}. Ejecuta el comando en la carpeta donde iniciaste Cuadra, o indica la carpeta: --data-dir CARPETA (o CUADRA_DATA_DIR=CARPETA); para empezar un negocio nuevo ahí: cuadra init --name NOMBRE",
   "cli.data.no_database": "la carpeta {path} no tiene una base de datos de Cuadra ({file}). Indica la carpeta de datos con --data-dir CARPETA (o CUADRA_DATA_DIR=CARPETA); para empezar un negocio nuevo ahí: cuadra init --name NOMBRE",
+  "cli.data.newer": "la carpeta de datos {path} la escribió una versión más nueva de Cuadra; instala esa versión (o una más nueva) para usarla",
+  "cli.file.missing": "el archivo {file} no existe",
   "cli.permission.other_user": "no se puede abrir {file}: pertenece al usuario '{owner}' y tú eres '{me}'. Ejecuta el comando como ese usuario: {command}",
   "cli.permission.denied": "no se puede abrir {file}: permiso denegado. Revisa de quién es con: ls -l {file}",
   "cli.not_found.tenant": "no hay un negocio {id} en la carpeta de datos {path}; mira 'cuadra tenant list'",

@@ -31,6 +31,13 @@ const MIGRATIONS_TABLE = "__drizzle_migrations";
 
 export { ensureDataDir, BoxKeyError };
 
+/** The data dir was written by a newer Cuadra: an older one must not touch it (no downgrade). */
+export class NewerDataError extends Error {
+  constructor() {
+    super("this data dir was written by a newer version of Cuadra; install that version (or newer) to use it");
+  }
+}
+
 export interface OpenOptions {
   /** Apply only the first N migrations (tests of upgrades from an older schema). */
   migrateUpTo?: number;
@@ -112,9 +119,7 @@ function migrate(sqlite: Database, known: MigrationMeta[], migrations: Migration
       .get();
     const lastApplied = last ? Number(last.created_at) : -1;
     if (known.length > 0 && lastApplied > known[known.length - 1]!.folderMillis) {
-      throw new Error(
-        "this data dir was written by a newer version of Cuadra; install that version (or newer) to use it",
-      );
+      throw new NewerDataError();
     }
     let applied = 0;
     for (const m of migrations) {
