@@ -14,7 +14,7 @@
 // 100-order syncs timed while the events load runs on the loaded database; start to the first
 // /healthz and idle memory, of cuadra and of the hello; and, in process, the time the notification
 // recogniser takes per text (bench/recogniser.ts); and the console's first "Hoy" on the loaded
-// database, bytes and time (bench/console.ts). The hello is compiled like dist/cuadra. On
+// database, bytes and time (bench/console.ts); the command line's costs on it (bench/cli.ts). The hello is compiled like dist/cuadra. On
 // the orders database a second events run has one webhook endpoint taking match.created on a
 // loopback receiver: its rate against the first run, and when the last match's message arrived.
 //
@@ -37,6 +37,7 @@ import { backlogSyncs } from "./backlog";
 import { cachedSeed, copyDataDir, emptyLike, type SeedMeta } from "./seed";
 import { recogniserTimes } from "./recogniser";
 import { consoleLines, consoleLoad } from "./console";
+import { cliCosts, cliLines } from "./cli";
 import { announceTimes } from "./pairing";
 import { compileHello, percentile, startAndIdle, syncWhile, webhookReceiver, type StartIdle, type SyncTimes } from "./serve-costs";
 
@@ -375,6 +376,9 @@ async function main() {
   log("the console's first \"Hoy\" on a copy of the loaded database (server, and Chromium when installed)");
   const consoleFirstLoad = await consoleLoad(seed.dir, seed.meta.tenantId);
 
+  log("the command line on a copy of the loaded database: serve's start-up check and start, an idle activity tick, device list");
+  const cli = await cliCosts(seed.dir);
+
   const row = (name: string, w: WrkResult, extra = "") =>
     `| ${name.padEnd(40)} | ${fmt(w.perSecond).padStart(8)} | ${fmt(w.p50ms, 2).padStart(6)} | ${fmt(w.p99ms, 2).padStart(7)} | ${String(w.non2xx).padStart(7)} | ${extra}`;
   const statusText = (s: Record<string, number>) =>
@@ -471,6 +475,7 @@ async function main() {
     `notification recogniser (in process, ${rec.texts} texts: the fixture corpus and adversarial ones, 200 rounds): mean ${fmt(rec.meanUs, 1)} µs; ` +
       `slowest text ${fmt(rec.slowestMedianUs, 1)} µs median (goal ≤ 1 000 µs for any text): ${rec.slowest}; slowest single call ${fmt(rec.maxUs, 1)} µs`,
     ...consoleLines(consoleFirstLoad),
+    ...cliLines(cli),
     ...(backlog.length > 0
       ? [
           "",
