@@ -64,11 +64,11 @@ describe("payments", () => {
     expect([first.match.status, copy.match.status]).toEqual(["unmatched", "duplicate"]);
     await pay(t, scope, { amount: 990, source: "bcp", occurredAt: at });
     expect(es.tick()).toEqual([
-      `${hhmm(at)}  Pago S/ 12.34 de Ana Q* (Plin) → sin pedido (espera que lo asignes)`,
-      `${hhmm(at)}  Pago S/ 40.00 de Luis P* (Yape) → ambiguo (2 pedidos; espera que lo asignes)`,
-      `${hhmm(at)}  Pago S/ 7.00 de Rosa T* (Yape) → sin pedido (espera que lo asignes)`,
+      `${hhmm(at)}  Pago S/ 12.34 de Ana Q* (Plin) → sin pedido (espera a que lo asignes)`,
+      `${hhmm(at)}  Pago S/ 40.00 de Luis P* (Yape) → ambiguo (2 pedidos; espera a que lo asignes)`,
+      `${hhmm(at)}  Pago S/ 7.00 de Rosa T* (Yape) → sin pedido (espera a que lo asignes)`,
       `${hhmm(at)}  Pago S/ 7.00 de Rosa T* (Yape) → duplicado (otro teléfono ya lo envió)`,
-      `${hhmm(at)}  Pago S/ 9.90 (BCP) → sin pedido (espera que lo asignes)`,
+      `${hhmm(at)}  Pago S/ 9.90 (BCP) → sin pedido (espera a que lo asignes)`,
     ]);
     expect(en.tick().map((l) => l.slice(hhmm(at, "en").length + 2))).toEqual([
       "Payment S/ 12.34 from Ana Q* (Plin) → no order (waiting for you to assign it)",
@@ -88,7 +88,7 @@ describe("payments", () => {
       body: { kind: "payment.received", occurred_at: t.clock.now(), source: "plin", amount: 1500, currency: "PEN", payer_name: "Test P*" },
     });
     expect(res.status).toBe(201);
-    expect(es.tick()).toEqual([`${hhmm(t.clock.now())}  [prueba] Pago S/ 15.00 de Test P* (Plin) → sin pedido (espera que lo asignes)`]);
+    expect(es.tick()).toEqual([`${hhmm(t.clock.now())}  [prueba] Pago S/ 15.00 de Test P* (Plin) → sin pedido (espera a que lo asignes)`]);
     expect(en.tick()).toEqual([`${hhmm(t.clock.now(), "en")}  [test] Payment S/ 15.00 from Test P* (Plin) → no order (waiting for you to assign it)`]);
   });
 
@@ -194,8 +194,8 @@ describe("payments", () => {
     await pay(t, { tenantId: other.tenant_id, environment: "live" }, { amount: 500 });
     await pay(t, scope, { amount: 600 });
     expect(r.tick().map((l) => l.split("  ")[1])).toEqual([
-      "Bodega Luz · Pago S/ 5.00 (Yape) → sin pedido (espera que lo asignes)",
-      "Bodega Rosa · Pago S/ 6.00 (Yape) → sin pedido (espera que lo asignes)",
+      "Bodega Luz · Pago S/ 5.00 (Yape) → sin pedido (espera a que lo asignes)",
+      "Bodega Rosa · Pago S/ 6.00 (Yape) → sin pedido (espera a que lo asignes)",
     ]);
   });
 });

@@ -4,7 +4,7 @@
 // one for a database with data), and serve refuses a damaged database.
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, closeSync, writeSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, closeSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BACKUP_FORMAT, backupCommands } from "../src/cli/backup-commands";
@@ -180,7 +180,12 @@ describe("backup --to FILE", () => {
     expect(r.stdout).toContain("tls/");
     expect(r.stdout).toContain("Only you (the file's owner) can read it");
     expect(r.stdout).toContain("somewhere safe off this box");
-    expect(r.stdout).toContain(`cuadra restore --from ${file}`);
+    expect(r.stdout).toContain(`To restore it: cuadra restore --from ${file} --data-dir ${t.dataDir}`);
+    // A path a shell would split is quoted, so the line pastes as printed.
+    const spaced = join(tempDir(), "copias de la caja");
+    mkdirSync(spaced);
+    const withSpace = await cuadra(t.dataDir, ["backup", "--to", join(spaced, "b 1.cuadra")]);
+    expect(withSpace.stdout).toContain(`cuadra restore --from '${join(spaced, "b 1.cuadra")}' --data-dir ${t.dataDir}`);
     const es = await cuadra(t.dataDir, ["backup", "--to", join(tempDir(), "b.cuadra")], { LANG: "es_PE.UTF-8" });
     expect(es.stdout).toContain("Solo tú");
     await t.close();
@@ -294,6 +299,36 @@ describe("restore --from FILE", () => {
     expect((await cuadra(dir, ["restore"])).code).toBe(2); // --from is required
     expect(existsSync(dir)).toBe(false);
     await t.close();
+  });
+
+  test("a backup changed by hand: another box's key is refused (nothing changes); crafted file modes are not obeyed", async () => {
+    const { t } = await boxWithData();
+    const folder = tempDir();
+    const file = join(folder, "b.cuadra");
+    expect((await cuadra(t.dataDir, ["backup", "--to", file])).code).toBe(0);
+    await t.close();
+    const other = tempDir();
+    expect((await cuadra(other, ["init", "--name", "Otra"])).code).toBe(0);
+    const tampered = join(folder, "tampered.cuadra");
+    copyFileSync(file, tampered);
+    const edit = new Database(tampered);
+    edit.run("UPDATE backup_files SET content = ? WHERE name = 'master.key'", [readFileSync(join(other, "master.key"))]);
+    edit.close();
+    const dir = missing();
+    const refused = await cuadra(dir, ["restore", "--from", tampered]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`the backup ${tampered} cannot be restored: its master.key does not belong to its database`);
+    expect(existsSync(dir)).toBe(false);
+
+    const crafted = join(folder, "crafted.cuadra");
+    copyFileSync(file, crafted);
+    const craft = new Database(crafted);
+    craft.run("UPDATE backup_files SET mode = 511"); // 0777
+    craft.close();
+    expect((await cuadra(dir, ["restore", "--from", crafted])).code).toBe(0);
+    expect(statSync(join(dir, "master.key")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, "tls", "key.pem")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, "tls", "cert.pem")).mode & 0o777).toBe(0o644);
   });
 
   test("refuses a damaged backup (integrity check) and changes nothing", async () => {

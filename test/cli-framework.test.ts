@@ -167,6 +167,8 @@ describe("data dir", () => {
     expect(JSON.parse((await run(["where", "--json"])).out).data_dir).toBe("./cuadra-data");
     expect(JSON.parse((await run(["where", "--json"], { CUADRA_DATA_DIR: "/srv/c" })).out).data_dir).toBe("/srv/c");
     expect(JSON.parse((await run(["where", "--json", "--data-dir", "/x"], { CUADRA_DATA_DIR: "/srv/c" })).out).data_dir).toBe("/x");
+    // An empty value (CUADRA_DATA_DIR= in a service file) is no value, not the current folder.
+    expect(JSON.parse((await run(["where", "--json"], { CUADRA_DATA_DIR: "" })).out).data_dir).toBe("./cuadra-data");
   });
 
   test("the store is opened on first use and closed after the command", async () => {

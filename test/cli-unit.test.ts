@@ -77,7 +77,9 @@ describe("times and lengths of time", () => {
     expect(parseInstant("2027-01-01T00:00:00-05:00")).toBe(Date.UTC(2027, 0, 1, 5));
     expect(parseInstant("2027-01-01T05:00:00Z")).toBe(Date.UTC(2027, 0, 1, 5));
     expect(parseInstant("2027-01-01T05:00:00.250+0000")).toBe(Date.UTC(2027, 0, 1, 5, 0, 0, 250));
-    for (const bad of ["tomorrow", "2027-02-30", "2027-13-01", "2027-01-01T24:00", "01/01/2027", "", "99999999999999999999"]) {
+    expect(parseInstant("0")).toBe(0); // contract §1: MS, whatever it is
+    expect(parseInstant("1700000000")).toBe(1_700_000_000);
+    for (const bad of ["2027", "20270101", "tomorrow", "2027-02-30", "2027-13-01", "2027-01-01T24:00", "01/01/2027", "", "99999999999999999999"]) {
       expect([bad, parseInstant(bad)]).toEqual([bad, null]);
     }
   });

@@ -3,7 +3,7 @@
 // error"). This table is that documentation: a new usage error needs a row here (the last test
 // checks that every `cli.usage.*` text of the catalogue has one).
 import { beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "bun:test";
@@ -28,8 +28,8 @@ async function run(argv: string[], LANG: string) {
 }
 
 beforeAll(async () => {
-  // Two shops, for "which shop?" (created a minute apart, so they list in this order).
-  for (const name of ["Bodega Rosa", "Tienda Sur"]) {
+  // Three shops, two of them with one name, for "which shop?" (a minute apart, so they list in this order).
+  for (const name of ["Bodega Rosa", "Tienda Sur", "Tienda Sur"]) {
     expect((await run(["tenant", "create", "--name", name, "--data-dir", dir], "C")).code).toBe(0);
     clock.advance(60_000);
   }
@@ -58,7 +58,8 @@ const ROWS: Row[] = [
   { key: "needs_value", argv: ["code", "create", "--ttl"], en: "--ttl needs a value: --ttl SECONDS; see 'cuadra code create --help'", es: "--ttl necesita un valor: --ttl SECONDS; mira 'cuadra code create --help'" },
   { key: "needs_value", argv: ["init", "--name", "--json"], en: "--name needs a value: --name NAME; see 'cuadra init --help'", es: "--name necesita un valor: --name NAME; mira 'cuadra init --help'" },
   { key: "missing_argument", argv: ["key", "revoke"], en: "KEY_ID is missing; see 'cuadra key revoke --help'", es: "falta KEY_ID; mira 'cuadra key revoke --help'" },
-  { key: "extra_argument", argv: ["key", "revoke", "key_a", "key_b"], en: "unexpected 'key_b' (a value that starts with '-' goes after '--'); see 'cuadra key revoke --help'", es: "sobra 'key_b' (un valor que empieza con '-' va después de '--'); mira 'cuadra key revoke --help'" },
+  { key: "extra_argument", argv: ["key", "revoke", "key_a", "key_b"], en: "unexpected 'key_b'; see 'cuadra key revoke --help'", es: "sobra 'key_b'; mira 'cuadra key revoke --help'" },
+  { key: "extra_dash_argument", argv: ["key", "revoke", "--", "key_a", "-x"], en: "unexpected '-x' (a value that starts with '-' goes after '--'); see 'cuadra key revoke --help'", es: "sobra '-x' (un valor que empieza con '-' va después de '--'); mira 'cuadra key revoke --help'" },
   { key: "no_arguments", argv: ["tenant", "list", "extra"], en: "this command takes no arguments, not 'extra'; see 'cuadra tenant list --help'", es: "este comando no lleva argumentos (sobra 'extra'); mira 'cuadra tenant list --help'" },
   { key: "required", argv: ["init"], en: "--name is required; see 'cuadra init --help'", es: "falta --name; mira 'cuadra init --help'" },
   { key: "required", argv: ["key", "create"], en: "--env is required; see 'cuadra key create --help'", es: "falta --env; mira 'cuadra key create --help'" },
@@ -72,6 +73,8 @@ const ROWS: Row[] = [
   { key: "duration", argv: ["console", "link", "--ttl", "a week"], en: "--ttl must be a time from 1s to 1d: seconds (900) or with a unit (15m, 2h, 3d), not 'a week'; see 'cuadra console link --help'", es: "--ttl debe ser un tiempo de 1s a 1d: segundos (900) o con unidad (15m, 2h, 3d), no 'a week'; mira 'cuadra console link --help'" },
   { key: "expires_at", argv: ["license", "set", "--expires-at", "2027-02-30"], en: "--expires-at must be a date (2027-01-01), a date and time (2027-01-01T18:00 or ISO 8601 with an offset), epoch milliseconds or none, not '2027-02-30'; see 'cuadra license set --help'", es: "--expires-at debe ser una fecha (2027-01-01), fecha y hora (2027-01-01T18:00 o ISO 8601 con zona), milisegundos o none, no '2027-02-30'; mira 'cuadra license set --help'" },
   { key: "not_empty", argv: ["license", "set", "--plan", " "], en: "--plan must not be empty; see 'cuadra license set --help'", es: "--plan no puede estar vacío; mira 'cuadra license set --help'" },
+  { key: "not_empty", argv: ["serve", "--name", " "], en: "--name must not be empty; see 'cuadra serve --help'", es: "--name no puede estar vacío; mira 'cuadra serve --help'" },
+  { key: "not_empty", argv: ["device", "list", "--tenant", "", "--data-dir", "$DIR"], en: "--tenant must not be empty; see 'cuadra device list --help'", es: "--tenant no puede estar vacío; mira 'cuadra device list --help'" },
   { key: "tls_pair", argv: ["serve", "--tls-cert", "cert.pem"], en: "--tls-cert and --tls-key go together; see 'cuadra serve --help'", es: "--tls-cert y --tls-key van juntos; mira 'cuadra serve --help'" },
   { key: "tls_off_cert", argv: ["serve", "--tls", "off", "--tls-cert", "c.pem", "--tls-key", "k.pem"], en: "--tls off cannot be used with --tls-cert; see 'cuadra serve --help'", es: "--tls off no se puede usar con --tls-cert; mira 'cuadra serve --help'" },
   { key: "scale", argv: ["serve", "--rate-limit-scale", "-1"], en: "--rate-limit-scale must be a number ≥ 0, not '-1'; see 'cuadra serve --help'", es: "--rate-limit-scale debe ser un número ≥ 0, no '-1'; mira 'cuadra serve --help'" },
@@ -79,9 +82,10 @@ const ROWS: Row[] = [
   { key: "events", argv: ["webhook", "add", "--env", "test", "--url", "http://pos.local/hook", "--events", ","], en: "--events takes a comma-separated list of match.created, payment.received, payment.updated, device.offline, device.online, notification.unrecognized, webhook.test; see 'cuadra webhook add --help'", es: "--events lleva una lista separada por comas de match.created, payment.received, payment.updated, device.offline, device.online, notification.unrecognized, webhook.test; mira 'cuadra webhook add --help'" },
   { key: "events_unknown", argv: ["webhook", "add", "--env", "test", "--url", "http://pos.local/hook", "--events", "match.made"], en: "--events takes a comma-separated list of match.created, payment.received, payment.updated, device.offline, device.online, notification.unrecognized, webhook.test, not match.made; see 'cuadra webhook add --help'", es: "--events lleva una lista separada por comas de match.created, payment.received, payment.updated, device.offline, device.online, notification.unrecognized, webhook.test, no match.made; mira 'cuadra webhook add --help'" },
   { key: "webhook_url", argv: ["webhook", "add", "--env", "test", "--url", "ftp://pos.local", "--tenant", "Bodega Rosa", "--data-dir", "$DIR"], en: "--url must be a full http:// or https:// address, e.g. https://pos.example.pe/cuadra, not 'ftp://pos.local'; see 'cuadra webhook add --help'", es: "--url debe ser una dirección http:// o https:// completa, p. ej. https://pos.example.pe/cuadra, no 'ftp://pos.local'; mira 'cuadra webhook add --help'" },
-  { key: "revoke_both", argv: ["console", "revoke", "ses_x", "--all"], en: "give either SESSION_ID or --all, not both; see 'cuadra console revoke --help'", es: "da SESSION_ID o --all, no los dos; mira 'cuadra console revoke --help'" },
-  { key: "revoke_neither", argv: ["console", "revoke"], en: "give SESSION_ID (see 'cuadra console sessions') or --all; see 'cuadra console revoke --help'", es: "da SESSION_ID (mira 'cuadra console sessions') o --all; mira 'cuadra console revoke --help'" },
-  { key: "tenant_ambiguous", argv: ["code", "create", "--data-dir", "$DIR"], en: "this box has 2 shops; say which one with --tenant: ten_ID (Bodega Rosa), ten_ID (Tienda Sur); see 'cuadra code create --help'", es: "esta caja tiene 2 negocios; di cuál con --tenant: ten_ID (Bodega Rosa), ten_ID (Tienda Sur); mira 'cuadra code create --help'" },
+  { key: "revoke_both", argv: ["console", "revoke", "ses_x", "--all"], en: "give either SESSION_ID or --all, not both; see 'cuadra console revoke --help'", es: "indica SESSION_ID o --all, no ambos; mira 'cuadra console revoke --help'" },
+  { key: "revoke_neither", argv: ["console", "revoke"], en: "give SESSION_ID (see 'cuadra console sessions') or --all; see 'cuadra console revoke --help'", es: "indica SESSION_ID (mira 'cuadra console sessions') o --all; mira 'cuadra console revoke --help'" },
+  { key: "tenant_ambiguous", argv: ["code", "create", "--data-dir", "$DIR"], en: "this box has 3 shops; say which one with --tenant: ten_ID (Bodega Rosa), ten_ID (Tienda Sur), ten_ID (Tienda Sur); see 'cuadra code create --help'", es: "esta caja tiene 3 negocios; indica cuál con --tenant: ten_ID (Bodega Rosa), ten_ID (Tienda Sur), ten_ID (Tienda Sur); mira 'cuadra code create --help'" },
+  { key: "tenant_name_ambiguous", argv: ["code", "create", "--tenant", "tienda sur", "--data-dir", "$DIR"], en: "2 shops are called 'tienda sur'; say which one with --tenant and its id: ten_ID (Tienda Sur), ten_ID (Tienda Sur); see 'cuadra code create --help'", es: "2 negocios se llaman 'tienda sur'; indica cuál con --tenant y su id: ten_ID (Tienda Sur), ten_ID (Tienda Sur); mira 'cuadra code create --help'" },
 ];
 
 describe("usage errors: exit 2, one line on stderr, nothing on stdout, in the reader's language", () => {
@@ -99,6 +103,7 @@ describe("usage errors: exit 2, one line on stderr, nothing on stdout, in the re
       const r = await run([...row.argv, ...(row.argv.length > 0 && !row.argv.includes("--data-dir") ? ["--data-dir", "$MISSING"] : [])], "C");
       expect({ argv: row.argv, code: r.code }).toEqual({ argv: row.argv, code: 2 });
     }
+    expect(existsSync(missing)).toBe(false);
   });
 
   test("every usage error of the catalogue has a row", () => {
@@ -112,9 +117,15 @@ describe("what is not an error", () => {
   test("values in any case (--env LIVE, --status Suspended); --version, -v and version", async () => {
     const live = await run(["key", "create", "--env", "LIVE", "--tenant", "bodega rosa", "--json", "--data-dir", "$DIR"], "C");
     expect([live.code, JSON.parse(live.out).environment]).toEqual([0, "live"]);
-    const suspended = await run(["license", "set", "--status", "Suspended", "--tenant", "Tienda Sur", "--json", "--data-dir", "$DIR"], "C");
+    const suspended = await run(["license", "set", "--status", "Suspended", "--tenant", "Bodega Rosa", "--json", "--data-dir", "$DIR"], "C");
     expect([suspended.code, JSON.parse(suspended.out).status]).toEqual([0, "suspended"]);
     for (const v of [["--version"], ["-v"], ["version"]]) expect(await run(v, "C")).toMatchObject({ code: 0, out: expect.stringMatching(/^cuadra \d+\.\d+\.\d+/) });
+  });
+
+  test("--data-dir and --json may come before the command", async () => {
+    const r = await run(["--data-dir", "$DIR", "--json", "tenant", "list"], "C");
+    expect([r.code, JSON.parse(r.out).length]).toEqual([0, 3]);
+    expect((await run(["--json", "version"], "C")).out).toMatch(/^\{"version":/);
   });
 
   test("'help COMMAND' and 'COMMAND --help' show the command's help, in the reader's language", async () => {

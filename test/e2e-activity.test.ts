@@ -61,7 +61,7 @@ test("--activity on: a test payment appears as a line for people, in Spanish and
   const line = await within(5_000, "the payment's line", () =>
     server.output().split("\n").find((l) => l.includes("Pago S/ 15.01")),
   );
-  expect(line).toBe(`${hhmm}  [prueba] Pago S/ 15.01 de Test P* (Plin) → sin pedido (espera que lo asignes)`);
+  expect(line).toBe(`${hhmm}  [prueba] Pago S/ 15.01 de Test P* (Plin) → sin pedido (espera a que lo asignes)`);
   expect(requestLine(server.output(), "/connector/v1/test/payments")).toBeDefined(); // the journal's lines are still there
   expect(server.output().match(/Pago S\/ 15\.01/g)).toHaveLength(1);
 });

@@ -2,7 +2,7 @@
 // folder, a first start on a port in use, a data folder of another user, times in Lima, Spanish.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { BINARY, binaryEnv, buildBinary, cli, freePort, startServer, tempDirsRemovedAfterAll } from "./support/e2e";
 
 const temp = tempDirsRemovedAfterAll();
@@ -119,6 +119,17 @@ describe("a data folder of another user", () => {
     );
     const es = await typed("/", ["code", "create", "--data-dir", dir], { LANG: "es_PE.UTF-8" }, asNobody);
     expect(es.stderr).toContain(`pertenece al usuario 'root' y tú eres 'nobody'. Ejecuta el comando como ese usuario: sudo -u root cuadra code create --data-dir ${dir}`);
+    // A backup this user may not read is a permission problem, not "not a backup".
+    const file = join(parent, "b.cuadra");
+    expect((await cli(dir, ["backup", "--to", file])).code).toBe(0);
+    const target = join(temp.mkdtemp("/tmp/cuadra-restore-"), "nested");
+    chmodSync(dirname(target), 0o777);
+    const restore = await typed("/", ["restore", "--from", file, "--data-dir", target], {}, asNobody);
+    expect(restore.code).toBe(1);
+    expect(restore.stderr.trim()).toBe(
+      `error: cannot open ${file}: it belongs to the user 'root' and you are 'nobody'. Run the command as that user: sudo -u root cuadra restore --from ${file} --data-dir ${target}`,
+    );
+    expect(existsSync(target)).toBe(false);
   });
 
   test.if(!isRoot)("a folder this user may not read: permission denied, naming it", async () => {

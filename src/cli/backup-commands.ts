@@ -10,16 +10,17 @@
 // `restore` puts the database (without those two tables), master.key and tls/ back, checked and
 // opened as the box will open it before anything in the data folder is touched.
 import { Database } from "bun:sqlite";
-import { chmodSync, closeSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { localTime } from "../i18n/format";
 import { fingerprintForPeople, fingerprintOfPem } from "../pairing/uri";
 import { lockDataDir } from "../store/data-dir";
-import { DB_FILE, openStore } from "../store/db";
+import { BoxKeyError, DB_FILE, openStore } from "../store/db";
 import { MASTER_KEY_FILE } from "../store/secret-box";
 import { VERSION } from "../version";
 import { CliError, requireString, type Command, type CommandContext } from "./framework";
 import { databaseProblems, isDamage } from "./integrity";
+import { shellWord } from "./data-dir";
 
 /** The version of the backup file's own tables; a newer one is refused by restore. */
 export const BACKUP_FORMAT = 1;
@@ -135,6 +136,8 @@ const tableExists = (db: Database, name: string) => db.query("SELECT 1 FROM sqli
 /** The backup's own tables, read without changing the file; a CliError when it is not a backup this version can restore. */
 function readBackup(file: string): BackupContents {
   if (!existsSync(file) || isDirectory(file)) throw new CliError("cli.restore.no_file", { file });
+  // A backup this user may not read is a permission problem (whose file, which command), not "not a backup".
+  accessSync(file, constants.R_OK);
   let db: Database;
   try {
     db = new Database(file, { readonly: true, strict: true });
@@ -230,30 +233,39 @@ function restoreBackup(ctx: CommandContext, from: string, force: boolean): Resto
       }
       for (const f of backup.files) {
         const path = join(staging, f.name);
+        // The box's own modes, never the file's: a crafted backup must not make a key world-readable.
+        const mode = BOX_FILES.find((b) => b.name === f.name)!.mode;
         mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-        writeFileSync(path, f.content, { mode: f.mode, flag: "wx" });
-        chmodSync(path, f.mode);
+        writeFileSync(path, f.content, { mode, flag: "wx" });
+        chmodSync(path, mode);
       }
       // Opened as the box will open it: an older backup's migrations apply, and its master.key must be its database's.
-      openStore(staging).close();
+      try {
+        openStore(staging).close();
+      } catch (e) {
+        if (e instanceof BoxKeyError) throw new CliError("cli.restore.key_mismatch", { file: from });
+        throw e;
+      }
       for (const leftover of [`${DB_FILE}-wal`, `${DB_FILE}-shm`]) rmSync(join(staging, leftover), { force: true });
 
       const keptIn = present.length > 0 ? moveAside(dataDir, ctx.clock.now()) : null;
       // A stale WAL beside a new database would be replayed into it.
       for (const stale of [`${DB_FILE}-wal`, `${DB_FILE}-shm`, `${DB_FILE}-journal`]) rmSync(join(dataDir, stale), { force: true });
+      // The database first: stopped half-way, a folder with a database and no master.key is refused
+      // by every command (restore again), where a key without a database would start an empty box.
+      renameSync(db, join(dataDir, DB_FILE));
       for (const name of [MASTER_KEY_FILE, "tls"]) {
         if (existsSync(join(staging, name))) renameSync(join(staging, name), join(dataDir, name));
       }
-      renameSync(db, join(dataDir, DB_FILE)); // last: a folder with a database is a whole box
       done = true;
       return summary(ctx, from, dataDir, backup, keptIn);
     } finally {
       rmSync(staging, { recursive: true, force: true });
     }
   } finally {
-    held.release();
-    // A refused restore into a folder it made leaves nothing behind.
+    // A refused restore into a folder it made leaves nothing behind; the lock goes last.
     if (!done && madeFolder) rmSync(dataDir, { recursive: true, force: true });
+    held.release();
   }
 }
 
@@ -308,17 +320,19 @@ export const backupCommands: Command[] = [
         ctx.t("cli.backup.written", { file: r.file, size: sizeText(r.bytes) }),
         ctx.t(hasTls ? "cli.backup.holds_all" : "cli.backup.holds_no_tls"),
         ctx.t("cli.backup.keep_safe"),
-        ctx.t("cli.backup.how_to_restore", { file: r.file }),
+        ctx.t("cli.backup.how_to_restore", {
+          command: ["cuadra", "restore", "--from", r.file, ...(ctx.dataDir === "./cuadra-data" ? [] : ["--data-dir", resolve(ctx.dataDir)])].map(shellWord).join(" "),
+        }),
       ].join("\n");
     },
   },
   {
     path: ["restore"],
-    summary: "cli.restore.summary",
+    summary: "cli.cmd.restore",
     createsDataDir: true,
     options: {
-      from: { type: "string", value: "FILE", required: true, description: "cli.restore.opt_from" },
-      force: { type: "boolean", description: "cli.restore.opt_force" },
+      from: { type: "string", value: "FILE", required: true, description: "cli.opt.restore_from" },
+      force: { type: "boolean", description: "cli.opt.restore_force" },
     },
     run: (ctx, o) => restoreBackup(ctx, resolve(requireString(o, "from")), o.force === true),
     human: restoreHuman,

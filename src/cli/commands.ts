@@ -82,7 +82,7 @@ export const commands: Command[] = [
     summary: "cli.cmd.init",
     options: { name: { type: "string", value: "NAME", required: true, description: "cli.opt.shop_name" }, ...qrPngOption },
     createsDataDir: true,
-    run: (ctx, o) => initialise(ctx, requireString(o, "name"), o["qr-png"] as string | undefined),
+    run: (ctx, o) => initialise(ctx, requireString(o, "name").trim(), o["qr-png"] as string | undefined),
     human: initHuman,
   },
   {
@@ -90,7 +90,7 @@ export const commands: Command[] = [
     summary: "cli.cmd.tenant_create",
     options: { name: { type: "string", value: "NAME", required: true, description: "cli.opt.shop_name" } },
     createsDataDir: true, // contract §1: the data dir is "created on first use"
-    run: (ctx, o) => createTenant(ctx.store().db, ctx.clock, requireString(o, "name")),
+    run: (ctx, o) => createTenant(ctx.store().db, ctx.clock, requireString(o, "name").trim()),
     human: (r, { t }) =>
       [t("cli.tenant.created", { name: r.name, id: r.tenant_id }), t("cli.keys.secret"), `  live: ${r.keys.live}`, `  test: ${r.keys.test}`].join("\n"),
   },

@@ -79,7 +79,8 @@ function permissionMessage(e: { path?: string }, ctx: CommandContext): string {
   return ctx.t("cli.permission.denied", { file });
 }
 
-const shellWord = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
+/** A word as a shell reads it back: quoted when it holds anything but plain characters. */
+export const shellWord = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
 
 /** What a person reads for a failure (exit 1), in their language, naming the data folder where it matters. */
 export function explainFailure(e: unknown, ctx: CommandContext): string {

@@ -98,7 +98,7 @@ export function commandHelp(cmd: Command, t: Translate = english, program = "cua
 
 export function overviewHelp(commands: Command[], t: Translate = english, program = "cuadra"): string {
   const rows = commands.map((c) => `  ${[...c.path, ...(c.args ?? [])].join(" ").padEnd(26)} ${t(c.summary)}`);
-  return `${t("cli.help.title")}\n\n${t("cli.help.usage")}: ${program} <command> [options]\n\n${t("cli.help.commands")}:\n${rows.join("\n")}\n\n${t("cli.help.more", { program })}\n`;
+  return `${t("cli.help.title")}\n\n${t("cli.help.usage")}: ${program} ${t("cli.help.placeholder")}\n\n${t("cli.help.commands")}:\n${rows.join("\n")}\n\n${t("cli.help.more", { program })}\n`;
 }
 
 function findCommand(commands: Command[], argv: string[]): { cmd: Command; rest: string[] } | null {
@@ -135,6 +135,23 @@ function unknownCommand(commands: Command[], argv: string[]): UsageError {
 
 /** Usage errors that carry their own suggestion need no pointer to --help. */
 const SUGGESTS = new Set<MessageKey>(["cli.usage.unknown_command_guess", "cli.usage.unknown_option_guess", "cli.usage.unknown_command_group"]);
+
+/**
+ * `cuadra --data-dir /srv/x tenant list` and `cuadra --json tenant list`: the options every command
+ * takes may come before the command's words; they are moved after them.
+ */
+function globalOptionsLast(argv: string[]): string[] {
+  const front: string[] = [];
+  let i = 0;
+  while (i < argv.length) {
+    const word = argv[i]!;
+    if (word === "--json") front.push(word), i++;
+    else if (word.startsWith("--data-dir=")) front.push(word), i++;
+    else if (word === "--data-dir" && i + 1 < argv.length) front.push(word, argv[i + 1]!), (i += 2);
+    else break;
+  }
+  return front.length > 0 && i < argv.length ? [...argv.slice(i), ...front] : argv;
+}
 
 interface Parsed {
   values: Record<string, string | boolean | undefined>;
@@ -241,6 +258,7 @@ export async function runCli(commands: Command[], argv: string[], ro: RunOptions
     return 0;
   }
   if (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "-v") argv = ["version", ...argv.slice(1)];
+  argv = globalOptionsLast(argv);
   const found = findCommand(commands, argv);
   if (!found) {
     const group = commands.filter((c) => c.path[0] === argv[0]);
@@ -269,12 +287,14 @@ export async function runCli(commands: Command[], argv: string[], ro: RunOptions
   if (positionals.length < required) return usage(new UsageError("cli.usage.missing_argument", { argument: expected[positionals.length]! }), cmd);
   if (positionals.length > expected.length) {
     const extra = positionals[expected.length]!;
-    return usage(new UsageError(expected.length ? "cli.usage.extra_argument" : "cli.usage.no_arguments", { argument: extra }), cmd);
+    const key = expected.length === 0 ? "cli.usage.no_arguments" : extra.startsWith("-") ? "cli.usage.extra_dash_argument" : "cli.usage.extra_argument";
+    return usage(new UsageError(key, { argument: extra }), cmd);
   }
   for (const [n, o] of Object.entries(cmd.options ?? {})) {
     if (o.required && (values[n] === undefined || (values[n] as string).trim() === "")) return usage(new UsageError("cli.usage.required", { option: `--${n}` }), cmd);
   }
-  const dataDir = (values["data-dir"] as string | undefined) ?? ro.env.CUADRA_DATA_DIR ?? "./cuadra-data";
+  // An empty value (CUADRA_DATA_DIR= in a service file) is no value, not "the current folder".
+  const dataDir = (values["data-dir"] as string | undefined) || ro.env.CUADRA_DATA_DIR || "./cuadra-data";
   let store: Store | undefined;
   const ctx: CommandContext = {
     dataDir,

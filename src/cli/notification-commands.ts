@@ -16,14 +16,14 @@ export const notificationCommands: Command[] = [
         db.transaction((tx) => writes.rereadNotifications(tx as unknown as Db, { readings, now: ctx.clock.now() }), { behavior: "immediate" }),
       );
     },
-    human: (r: ReparseSummary) =>
+    human: (r: ReparseSummary, { t }) =>
       [
-        `read again: ${r.read}`,
-        `became payments: ${r.payments}`,
-        `not payments (text dropped): ${r.not_a_payment}`,
-        ...(r.too_old > 0 ? [`payments older than 30 days, left unrecognised: ${r.too_old}`] : []),
-        ...(r.failed > 0 ? [`could not be written, left unrecognised (tried again next time): ${r.failed}`] : []),
-        `still unrecognised: ${r.read - r.payments - r.not_a_payment}`,
+        t("cli.reparse.read", { n: r.read }),
+        t("cli.reparse.payments", { n: r.payments }),
+        t("cli.reparse.not_payments", { n: r.not_a_payment }),
+        ...(r.too_old > 0 ? [t("cli.reparse.too_old", { n: r.too_old })] : []),
+        ...(r.failed > 0 ? [t("cli.reparse.failed", { n: r.failed })] : []),
+        t("cli.reparse.still", { n: r.read - r.payments - r.not_a_payment }),
       ].join("\n"),
   },
 ];

@@ -66,6 +66,7 @@ export const serveCommand: Command = {
     if (!Number.isFinite(scale) || scale < 0) throw new UsageError("cli.usage.scale", { value: scaleText });
     const publicUrl = o["public-url"] as string | undefined;
     if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) throw new UsageError("cli.usage.public_url", { value: publicUrl });
+    if (typeof o.name === "string" && o.name.trim() === "") throw new UsageError("cli.usage.not_empty", { option: "--name" });
     activityMode(o); // --activity is read again once serving; checked here, before anything starts
 
     // Before anything is created: a first start on a port in use must leave no shop, keys or code behind.
@@ -167,7 +168,7 @@ async function serveHeld(
 
   // The first shop is made only once the server listens, so a port in use leaves nothing half made.
   const hasTenant = store.db.select({ n: count() }).from(tenants).get()!.n > 0;
-  const name = o.name as string | undefined;
+  const name = (o.name as string | undefined)?.trim();
   // An empty data dir gets its first shop when asked (--name) or when a person is watching the
   // terminal; scripts, test suites and services never get a shop they did not ask for.
   const interactive = process.stdout.isTTY === true;
@@ -175,15 +176,15 @@ async function serveHeld(
     // This connection reads only now (contract §14): the shop is made on one of its own, as `init` would.
     const own = openStore(ctx.dataDir);
     try {
-      ctx.out(initHuman(await initialise({ ...ctx, store: () => own }, name ?? "My shop", undefined, address), ctx));
+      ctx.out(initHuman(await initialise({ ...ctx, store: () => own }, name ?? ctx.t("cli.serve.default_name"), undefined, address), ctx));
     } finally {
       own.close();
     }
   } else if (!hasTenant && !o["no-init"]) {
     ctx.err(ctx.t("cli.serve.no_shop"));
-  } else if (hasTenant && name !== undefined && name.trim() !== firstShopName(store)) {
+  } else if (hasTenant && name !== undefined && name !== firstShopName(store)) {
     // A re-run of the first command (or an install script) must not look as if it renamed the shop.
-    ctx.err(ctx.t("cli.serve.name_kept", { name: firstShopName(store) ?? "", asked: name.trim() }));
+    ctx.err(ctx.t("cli.serve.name_kept", { name: firstShopName(store) ?? "", asked: name }));
   }
 
   const shownHosts = listensEverywhere ? ["localhost", ...lanAddresses()] : [host];

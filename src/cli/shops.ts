@@ -13,13 +13,14 @@ const described = (shops: { tenant_id: string; name: string }[]) => shops.map((s
 export function shopOf(ctx: CommandContext, opts: Record<string, unknown>): string {
   const shops = listTenants(ctx.store().db);
   const path = dataDirPath(ctx);
+  if (typeof opts.tenant === "string" && opts.tenant.trim() === "") throw new UsageError("cli.usage.not_empty", { option: "--tenant" });
   const given = typeof opts.tenant === "string" ? opts.tenant.trim() : "";
   if (given !== "") {
     const byId = shops.find((s) => s.tenant_id === given);
     if (byId) return byId.tenant_id;
     const byName = shops.filter((s) => s.name.trim().toLowerCase() === given.toLowerCase());
     if (byName.length === 1) return byName[0]!.tenant_id;
-    if (byName.length > 1) throw new UsageError("cli.usage.tenant_ambiguous", { count: byName.length, shops: described(byName) });
+    if (byName.length > 1) throw new UsageError("cli.usage.tenant_name_ambiguous", { count: byName.length, name: given, shops: described(byName) });
     if (shops.length === 0) throw new CliError("cli.tenant.none", { path });
     throw new CliError("cli.not_found.tenant_list", { id: given, path, shops: described(shops) });
   }

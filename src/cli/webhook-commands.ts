@@ -11,6 +11,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../webhooks/outbox";
 import { newWebhookSecret } from "../webhooks/signature";
 import { readEnvironment, requireString, UsageError, type Command } from "./framework";
 import { shopOf, tenantOption } from "./shops";
+import type { Translate } from "../i18n";
 
 function readEvents(o: Record<string, unknown>): WebhookEventType[] | undefined {
   const raw = o.events as string | undefined;
@@ -24,8 +25,8 @@ function readEvents(o: Record<string, unknown>): WebhookEventType[] | undefined 
   return list as WebhookEventType[];
 }
 
-const human = (e: ReturnType<typeof endpointView>) =>
-  `${e.id}  ${e.status}${e.disabled_reason ? ` (${e.disabled_reason})` : ""}  ${e.url}\n  events: ${e.events.join(", ")}`;
+const human = (e: ReturnType<typeof endpointView>, t: Translate) =>
+  `${e.id}  ${e.status}${e.disabled_reason ? ` (${e.disabled_reason})` : ""}  ${e.url}\n  ${t("cli.webhooks.events", { events: e.events.join(", ") })}`;
 
 export const webhookCommands: Command[] = [
   {
@@ -54,7 +55,7 @@ export const webhookCommands: Command[] = [
         throw e;
       }
     },
-    human: (r) => `${human(r)}\n  secret: ${r.secret}\n(the secret is shown this once: put it in the receiving software's configuration)`,
+    human: (r, { t }) => `${human(r, t)}\n  ${t("cli.webhooks.secret", { secret: r.secret })}\n${t("cli.webhooks.secret_once")}`,
   },
   {
     path: ["webhook", "list"],
@@ -72,8 +73,8 @@ export const webhookCommands: Command[] = [
         .all()
         .map((e) => ({ ...endpointView(e), environment: e.environment }));
     },
-    human: (rows: (ReturnType<typeof endpointView> & { environment: string })[]) =>
-      rows.length === 0 ? "No webhook endpoints." : rows.map((r) => `${human(r)}\n  environment: ${r.environment}`).join("\n"),
+    human: (rows: (ReturnType<typeof endpointView> & { environment: string })[], { t }) =>
+      rows.length === 0 ? t("cli.webhooks.empty") : rows.map((r) => `${human(r, t)}\n  ${t("cli.webhooks.environment", { environment: r.environment })}`).join("\n"),
   },
   {
     path: ["webhook", "remove"],
@@ -85,6 +86,6 @@ export const webhookCommands: Command[] = [
       if (!row || row.deletedAt !== null) throw new NotFoundError("webhook", id!);
       return db.transaction((tx) => deleteEndpoint(tx as unknown as Db, row, id!, ctx.clock.now()));
     },
-    human: (r) => `Removed ${r.id}.`,
+    human: (r, { t }) => t("cli.webhooks.removed", { id: r.id }),
   },
 ];

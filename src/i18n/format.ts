@@ -115,9 +115,11 @@ export function parseDuration(text: string): number | null {
  */
 export function parseInstant(text: string): number | null {
   const s = text.trim();
+  // Any other number is epoch ms (contract §1), except a year or a compact date (`2027`, `20270101`):
+  // those are dates typed another way, refused rather than read as a moment of January 1970.
   if (/^\d+$/.test(s)) {
     const n = Number(s);
-    return n <= 8_640_000_000_000_000 ? n : null;
+    return /^(19|20)\d\d((0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01]))?$/.test(s) || n > 8_640_000_000_000_000 ? null : n;
   }
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/.exec(s);
   if (!m) return null;
