@@ -85,9 +85,9 @@ export const writes = {
   openConsoleSession: (tx: Db, a: { token: string; userAgent: string | null; now: number }) => openSession(tx, a.token, a.userAgent, a.now),
   revokeConsoleSession: (tx: Db, a: { tenantId: string; sessionId: string; now: number }) => revokeSession(tx, a.sessionId, a.now, a.tenantId),
   setConsoleEnvironment: (tx: Db, a: { sessionId: string; environment: Environment }) => setSessionEnvironment(tx, a.sessionId, a.environment),
-  /** contract §18 "Ajustes" and "Teléfonos": what the CLI does with `key create|revoke`, `code create`, `device revoke`, confined to the console's shop. */
   /** `cuadra tenant rename` (issue 15). */
   renameTenant: (tx: Db, a: { tenantId: string; name: string; now: number }) => renameTenant(tx, at(a.now), a.tenantId, a.name),
+  /** contract §18 "Ajustes" and "Teléfonos": what the CLI does with `key create|revoke`, `code create`, `device revoke`, confined to the console's shop. */
   createKey: (tx: Db, a: { tenantId: string; environment: Environment; now: number }) => createKey(tx, at(a.now), a.tenantId, a.environment),
   revokeKey: (tx: Db, a: { tenantId: string; keyId: string; now: number }) => revokeKey(tx, at(a.now), a.keyId, a.tenantId),
   createActivationCode: (tx: Db, a: { scope: Scope; ttlSeconds: number; now: number }) =>

@@ -69,12 +69,6 @@ function devicesHuman(rows: ReturnType<typeof listDevices>, ctx: CommandContext)
     .join("\n");
 }
 
-/** Writes a CLI command makes itself go through the named writes of the server (src/writes.ts). */
-const write = <A, R>(ctx: CommandContext, fn: (tx: Db, a: A) => R, a: A): R => {
-  const { db } = ctx.store();
-  return db.transaction((tx) => fn(tx as unknown as Db, a), { behavior: "immediate" });
-};
-
 export const commands: Command[] = [
   serveCommand,
   {
@@ -107,7 +101,13 @@ export const commands: Command[] = [
     path: ["tenant", "rename"],
     summary: "cli.cmd.tenant_rename",
     options: { ...tenantOption, name: { type: "string", value: "NAME", required: true, description: "cli.opt.new_name" } },
-    run: (ctx, o) => write(ctx, writes.renameTenant, { tenantId: shopOf(ctx, o), name: requireString(o, "name").trim(), now: ctx.clock.now() }),
+    run: (ctx, o) => {
+      const name = requireString(o, "name").trim();
+      const { db } = ctx.store();
+      const tenantId = shopOf(ctx, o);
+      // The server's named write (src/writes.ts), on this command's own connection.
+      return db.transaction((tx) => writes.renameTenant(tx as unknown as Db, { tenantId, name, now: ctx.clock.now() }), { behavior: "immediate" });
+    },
     human: (r, { t }) => t("cli.tenant.renamed", { id: r.tenant_id, name: r.name, old: r.previous_name }),
   },
   {

@@ -348,8 +348,6 @@ export const en: Record<MessageKey, string> = {
   "cli.duration.hours": "{n} h",
   "cli.duration.day": "1 day",
   "cli.duration.days": "{n} days",
-  "cli.none": "(none)",
-  "cli.never": "never",
   "cli.tenants.empty": "No shops in {path} yet. Make one with: cuadra init --name NAME",
   "cli.tenants.row": "{id}  {name}  (since {when})",
   "cli.tenant.created": "Shop \"{name}\" created (tenant {id}).",

@@ -347,8 +347,6 @@ export const es = {
   "cli.duration.hours": "{n} h",
   "cli.duration.day": "1 día",
   "cli.duration.days": "{n} días",
-  "cli.none": "(ninguno)",
-  "cli.never": "nunca",
   "cli.tenants.empty": "Aún no hay negocios en {path}. Crea uno con: cuadra init --name NOMBRE",
   "cli.tenants.row": "{id}  {name}  (desde el {when})",
   "cli.tenant.created": "Negocio \"{name}\" creado (id {id}).",

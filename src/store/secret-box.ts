@@ -7,6 +7,8 @@ import { hmacSha256Hex } from "../ids";
 import { ensureDataDir } from "./data-dir";
 
 export const MASTER_KEY_FILE = "master.key";
+/** db.ts's DB_FILE (db.ts imports this module, so the name is repeated here, for messages only). */
+const DATABASE_FILE = "cuadra.db";
 
 export interface SecretBox {
   seal(plaintext: string): Promise<string>;
@@ -54,7 +56,7 @@ export const masterKeyCheck = (masterKey: Uint8Array): string => hmacSha256Hex(m
 export function loadMasterKey(dataDir: string, opts: { create?: boolean } = {}): Uint8Array<ArrayBuffer> {
   const path = join(dataDir, MASTER_KEY_FILE);
   if (!existsSync(path)) {
-    if (!opts.create) throw new BoxKeyError("missing", path, join(dataDir, "cuadra.db"));
+    if (!opts.create) throw new BoxKeyError("missing", path, join(dataDir, DATABASE_FILE));
     ensureDataDir(dataDir);
     const key = crypto.getRandomValues(new Uint8Array(32));
     try {
@@ -71,7 +73,7 @@ export function loadMasterKey(dataDir: string, opts: { create?: boolean } = {}):
   }
   const text = readFileSync(path, "utf8").trim();
   const key = Buffer.from(text, "base64");
-  if (key.length !== 32 || !/^[A-Za-z0-9+/]{43}=$/.test(text)) throw new BoxKeyError("damaged", path, join(dataDir, "cuadra.db"));
+  if (key.length !== 32 || !/^[A-Za-z0-9+/]{43}=$/.test(text)) throw new BoxKeyError("damaged", path, join(dataDir, DATABASE_FILE));
   return new Uint8Array(key) as Uint8Array<ArrayBuffer>;
 }
 
