@@ -97,7 +97,9 @@ export function commandHelp(cmd: Command, t: Translate = english, program = "cua
 }
 
 export function overviewHelp(commands: Command[], t: Translate = english, program = "cuadra"): string {
-  const rows = commands.map((c) => `  ${[...c.path, ...(c.args ?? [])].join(" ").padEnd(26)} ${t(c.summary)}`);
+  const names = commands.map((c) => [...c.path, ...(c.args ?? [])].join(" "));
+  const width = Math.max(...names.map((n) => n.length)) + 2;
+  const rows = commands.map((c, i) => `  ${names[i]!.padEnd(width)}${t(c.summary)}`);
   return `${t("cli.help.title")}\n\n${t("cli.help.usage")}: ${program} ${t("cli.help.placeholder")}\n\n${t("cli.help.commands")}:\n${rows.join("\n")}\n\n${t("cli.help.more", { program })}\n`;
 }
 
