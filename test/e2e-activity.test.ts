@@ -4,7 +4,7 @@
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { cli, startServer, tempDirsRemovedAfterAll, type RunningServer } from "./support/e2e";
+import { cli, startServer, tempDirsRemovedAfterAll, until, type RunningServer } from "./support/e2e";
 
 const temp = tempDirsRemovedAfterAll();
 // Building the binary and starting it take seconds, more under load (Bun's default is 5 s).
@@ -14,17 +14,6 @@ const running: RunningServer[] = [];
 afterAll(async () => {
   for (const s of running) await s.stop();
 });
-
-/** Polls `check` until it gives a value, for at most `ms`. */
-async function within<T>(ms: number, what: string, check: () => T | undefined | null): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v !== undefined && v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 async function shopWithServer(args: string[], env: Record<string, string> = {}) {
   const dataDir = temp.dataDir();
@@ -58,8 +47,9 @@ test("--activity on: a test payment appears as a line for people, in Spanish and
   const occurredAt = Date.now();
   await testPayment({ occurred_at: occurredAt, amount: 1501, payer_name: "Test P*" });
   const hhmm = new Intl.DateTimeFormat("es-PE", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: "America/Lima" }).format(occurredAt);
-  const line = await within(5_000, "the payment's line", () =>
+  const line = await until("the payment's line", () =>
     server.output().split("\n").find((l) => l.includes("Pago S/ 15.01")),
+    5_000,
   );
   expect(line).toBe(`${hhmm}  [prueba] Pago S/ 15.01 de Test P* (Plin) → sin pedido (espera a que lo asignes)`);
   expect(requestLine(server.output(), "/connector/v1/test/payments")).toBeDefined(); // the journal's lines are still there
@@ -69,7 +59,7 @@ test("--activity on: a test payment appears as a line for people, in Spanish and
 test("by default, to a stdout that is not a terminal, only the JSON lines; a wrong --activity is a usage error", async () => {
   const { server, testPayment } = await shopWithServer([]);
   await testPayment({ occurred_at: Date.now(), amount: 1502 });
-  await within(5_000, "the request's JSON line", () => requestLine(server.output(), "/connector/v1/test/payments"));
+  await until("the request's JSON line", () => requestLine(server.output(), "/connector/v1/test/payments"), 5_000);
   await Bun.sleep(1_500); // more than a tick of the reporter, were it running
   expect(server.output()).not.toContain("S/ 15.02");
 

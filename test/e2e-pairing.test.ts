@@ -9,7 +9,7 @@ import { generate } from "selfsigned";
 import { DeviceClient } from "../src/client/device-client";
 import { PinMismatchError } from "../src/client/pinning";
 import { parsePairingUri } from "../src/pairing/uri";
-import { cli, freePort, phoneEvent, ROOT, createShop, servedFingerprint, serversKilledAfterAll, tempDirsRemovedAfterAll } from "./support/e2e";
+import { cli, freePort, phoneEvent, ROOT, createShop, servedFingerprint, serversKilledAfterAll, tempDirsRemovedAfterAll, until } from "./support/e2e";
 import { mdnsPeer, multicastWorks, txtOf } from "./support/mdns";
 import { decodeTerminalQr } from "./support/qr";
 
@@ -27,17 +27,6 @@ async function pairingUri(dataDir: string, tenantId: string): Promise<string> {
   const r = await cli(dataDir, ["code", "create", "--tenant", tenantId, "--env", "live", "--json"]);
   expect(r.code).toBe(0);
   return r.json.pairing_uri;
-}
-
-/** Waits until `check` holds (polling), or fails saying what was awaited. */
-async function until<T>(what: string, check: () => T | undefined, ms = 8_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await Bun.sleep(50);
-  }
 }
 
 describe("pairing a phone with the pairing URI", () => {

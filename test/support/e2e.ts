@@ -198,3 +198,14 @@ export async function createShop(dataDir: string, name: string): Promise<string>
   if (r.code !== 0) throw new Error(`tenant create failed: ${r.stderr}`);
   return r.json.tenant_id;
 }
+
+/** Polls `check` (every 50 ms) until it gives a value other than undefined, null or false, or fails after `ms` saying what was awaited. */
+export async function until<T>(what: string, check: () => T | undefined | null | false, ms = 8_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = check();
+    if (v !== undefined && v !== null && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
+    await Bun.sleep(50);
+  }
+}
